@@ -1,0 +1,12 @@
+#pragma once
+// Each register_* adds one subcommand whose callback runs the command and stores its exit status.
+
+#include <CLI/CLI.hpp>
+
+namespace kdrift {
+
+void register_capture(CLI::App& app, int& exit_status);
+void register_audit(CLI::App& app, int& exit_status);
+void register_dump_sysroot(CLI::App& app, int& exit_status);
+
+}  // namespace kdrift

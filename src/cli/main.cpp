@@ -1,0 +1,29 @@
+// kdrift: what about this boot moves async disk I/O performance. Subcommands are registered
+// here; each lives in its own file under cli/.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "util/fatal.h"
+#include "util/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kdrift: capture, compare and explain what moves async disk I/O performance"};
+  app.set_version_flag("--version", std::string("kdrift ") + kdrift::kKdriftVersion);
+  app.require_subcommand(1);
+  int status = kdrift::kExitClean;
+  kdrift::register_capture(app, status);
+  kdrift::register_audit(app, status);
+  kdrift::register_dump_sysroot(app, status);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error);
+    return code == 0 ? kdrift::kExitClean : kdrift::kExitUsage;
+  } catch (const kdrift::FatalError& error) {
+    std::fprintf(stderr, "kdrift: %s\n", error.what());
+    return error.exit_status();
+  }
+  return status;
+}

@@ -1,0 +1,71 @@
+#include "collect/capture.h"
+
+#include <chrono>
+#include <ctime>
+#include <string_view>
+
+#include "collect/block.h"
+#include "collect/cpu.h"
+#include "collect/environment.h"
+#include "collect/iommu.h"
+#include "collect/irq.h"
+#include "collect/kernel.h"
+#include "collect/memory.h"
+#include "collect/numa.h"
+#include "collect/nvme.h"
+#include "collect/pci.h"
+#include "collect/sysctl.h"
+#include "util/version.h"
+
+namespace kdrift {
+namespace {
+
+struct Collector {
+  std::string_view section;
+  Json (*collect)(const SysRoot&);
+};
+
+constexpr Collector kCollectors[] = {
+    {"kernel", collect_kernel}, {"iommu", collect_iommu},   {"nvme", collect_nvme},
+    {"block", collect_block},   {"pci", collect_pci},       {"cpu", collect_cpu},
+    {"numa", collect_numa},     {"sysctl", collect_sysctl}, {"memory", collect_memory},
+    {"irq", collect_irq},       {"environment", collect_environment},
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+}  // namespace
+
+Json capture_snapshot(const SysRoot& root) {
+  using Clock = std::chrono::steady_clock;
+  const auto micros = [](Clock::duration d) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+  };
+  Json snapshot = {{"schema", kSnapshotSchema}};
+  Json timings = Json::object();
+  const auto started = Clock::now();
+  for (const auto& collector : kCollectors) {
+    const auto begin = Clock::now();
+    snapshot[std::string(collector.section)] = collector.collect(root);
+    timings[std::string(collector.section)] = micros(Clock::now() - begin);
+  }
+  snapshot[std::string(kCaptureMetaSection)] = {
+      {"tool", "kdrift"},
+      {"version", kKdriftVersion},
+      {"root", root.root()},
+      {"live", root.live()},
+      {"captured_at", utc_now()},
+      {"duration_us", micros(Clock::now() - started)},
+      {"collector_us", std::move(timings)},
+  };
+  return snapshot;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,77 @@
+#include "collect/facts.h"
+
+#include "util/text.h"
+
+namespace kdrift {
+
+void mark_unavailable(Json& section, std::string_view key, std::string reason) {
+  section[kUnavailableKey][std::string(key)] = std::move(reason);
+}
+
+void mark_unavailable(Json& section, std::string_view key, const Error& error) {
+  mark_unavailable(section, key, error.describe());
+}
+
+Json typed_value(std::string_view text) {
+  text = trim(text);
+  if (const auto number = parse_int(text); number && text.find("0x") == std::string_view::npos) {
+    return *number;
+  }
+  return std::string(text);
+}
+
+bool put_value(Json& section, std::string_view key, const SysRoot& root, std::string_view path) {
+  auto value = root.read_value(path);
+  if (!value) {
+    mark_unavailable(section, key, value.error());
+    return false;
+  }
+  section[std::string(key)] = typed_value(*value);
+  return true;
+}
+
+bool put_text(Json& section, std::string_view key, const SysRoot& root, std::string_view path) {
+  auto value = root.read_value(path);
+  if (!value) {
+    mark_unavailable(section, key, value.error());
+    return false;
+  }
+  section[std::string(key)] = *value;
+  return true;
+}
+
+bool put_int(Json& section, std::string_view key, const SysRoot& root, std::string_view path) {
+  auto value = root.read_value(path);
+  if (!value) {
+    mark_unavailable(section, key, value.error());
+    return false;
+  }
+  const auto number = parse_int(*value);
+  if (!number) {
+    mark_unavailable(section, key,
+                     std::string(path) + ": expected an integer, found \"" + *value + "\"");
+    return false;
+  }
+  section[std::string(key)] = *number;
+  return true;
+}
+
+Json read_attribute_directory(const SysRoot& root, std::string_view directory) {
+  Json attributes = Json::object();
+  auto names = root.list(directory);
+  if (!names) {
+    mark_unavailable(attributes, "*", names.error());
+    return attributes;
+  }
+  const std::string base(directory);
+  for (const auto& name : *names) {
+    const std::string path = base + "/" + name;
+    const auto kind = root.kind(path);
+    if (kind.ok() && *kind == EntryKind::kDirectory) continue;
+    if (kind.ok() && *kind == EntryKind::kSymlink) continue;
+    put_value(attributes, name, root, path);
+  }
+  return attributes;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,11 @@
+#pragma once
+
+#include "snapshot/snapshot.h"
+#include "util/sysroot.h"
+
+namespace kdrift {
+
+// "pci": storage controllers and their upstream bridges through libpci, with link speed/width, NUMA node, MPS/MRRS and AER counters.
+Json collect_pci(const SysRoot& root);
+
+}  // namespace kdrift

@@ -1,0 +1,13 @@
+#include "collect/sysctl.h"
+
+#include "collect/facts.h"
+
+namespace kdrift {
+
+Json collect_sysctl(const SysRoot& /*root*/) {
+  Json section = Json::object();
+  mark_unavailable(section, "*", "collector under construction");
+  return section;
+}
+
+}  // namespace kdrift

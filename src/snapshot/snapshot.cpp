@@ -1,0 +1,27 @@
+#include "snapshot/snapshot.h"
+
+namespace kdrift {
+
+std::string to_text(const Json& snapshot) { return snapshot.dump(2) + "\n"; }
+
+Result<Json> parse_snapshot(std::string_view text, const std::string& source_name) {
+  Json document;
+  try {
+    document = Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    return content_error(source_name + ": not valid JSON (" + error.what() + ")");
+  }
+  if (!document.is_object()) return content_error(source_name + ": not a JSON object");
+  const auto schema = document.find("schema");
+  if (schema == document.end() || !schema->is_string()) {
+    return content_error(source_name + ": no \"schema\" string: not a kdrift snapshot");
+  }
+  if (schema->get<std::string>() != kSnapshotSchema) {
+    return content_error(source_name + ": schema \"" + schema->get<std::string>() +
+                         "\" is not supported (this kdrift reads " + std::string(kSnapshotSchema) +
+                         ")");
+  }
+  return document;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,27 @@
+#pragma once
+// The snapshot document: one JSON object, "schema": "kdrift.snapshot/1". nlohmann::json keeps
+// object keys sorted, which gives the deterministic key order the contract promises.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+using Json = nlohmann::json;
+
+inline constexpr std::string_view kSnapshotSchema = "kdrift.snapshot/1";
+
+// Sections whose content depends on when and how the capture ran rather than on the host's
+// files (timings, the tool's own version): left out when two captures are compared for equality.
+inline constexpr std::string_view kCaptureMetaSection = "capture";
+
+// Serialises with two-space indentation and a final newline.
+std::string to_text(const Json& snapshot);
+
+// Parses and validates the envelope (object, known schema). Errors name the file.
+Result<Json> parse_snapshot(std::string_view text, const std::string& source_name);
+
+}  // namespace kdrift

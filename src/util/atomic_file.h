@@ -1,0 +1,14 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+// Replaces path with content so that a crash leaves either the old or the new file, never a
+// torn one: temp file in the same directory, fsync, rename, fsync the directory.
+Status write_file_atomically(const std::string& path, std::string_view content);
+
+}  // namespace kdrift

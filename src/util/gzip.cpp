@@ -1,0 +1,41 @@
+#include "util/gzip.h"
+
+#include <zlib.h>
+
+namespace kdrift {
+
+Result<std::string> gunzip(std::string_view compressed, const std::string& context,
+                           size_t max_bytes) {
+  z_stream stream{};
+  // 16 + MAX_WBITS: accept the gzip header, not raw zlib.
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {
+    return content_error(context + ": zlib could not start");
+  }
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  stream.avail_in = static_cast<uInt>(compressed.size());
+  std::string out;
+  char buffer[65536];
+  int status = Z_OK;
+  while (status == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof buffer;
+    status = inflate(&stream, Z_NO_FLUSH);
+    if (status != Z_OK && status != Z_STREAM_END) break;
+    out.append(buffer, sizeof buffer - stream.avail_out);
+    if (out.size() > max_bytes) {
+      inflateEnd(&stream);
+      return content_error(context + ": decompresses to more than " + std::to_string(max_bytes) +
+                           " bytes");
+    }
+    if (status == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) {
+      status = Z_BUF_ERROR;  // input ended before the stream did
+    }
+  }
+  const std::string message = stream.msg != nullptr ? stream.msg : "";
+  inflateEnd(&stream);
+  if (status == Z_STREAM_END) return out;
+  if (status == Z_BUF_ERROR) return content_error(context + ": truncated gzip data");
+  return content_error(context + ": corrupt gzip data" + (message.empty() ? "" : " (" + message + ")"));
+}
+
+}  // namespace kdrift

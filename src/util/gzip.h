@@ -1,0 +1,15 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+// Inflates a gzip stream (/proc/config.gz). Truncated or corrupt input is an error, as is output
+// beyond max_bytes; context names the source in the message.
+Result<std::string> gunzip(std::string_view compressed, const std::string& context,
+                           size_t max_bytes = size_t{64} << 20);
+
+}  // namespace kdrift

@@ -1,0 +1,292 @@
+#include "util/sysroot.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "util/access_log.h"
+#include "util/text.h"
+#include "util/unique_fd.h"
+
+namespace kdrift {
+namespace {
+
+// As the kernel's own limit on nested symlinks: beyond this a tree has a loop.
+constexpr int kMaxSymlinkHops = 40;
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+std::string join(const std::string& dir, std::string_view name) {
+  return dir == "/" ? "/" + std::string(name) : dir + "/" + std::string(name);
+}
+
+// "/a//b/./c/" -> "/a/b/c"; ".." is kept for the resolver, which must see symlinks first.
+std::string normalize(std::string_view path) {
+  std::string out;
+  for (const auto& part : split(path, '/')) {
+    if (part.empty() || part == ".") continue;
+    out += '/';
+    out += part;
+  }
+  return out.empty() ? "/" : out;
+}
+
+}  // namespace
+
+SysRoot::SysRoot(std::string root) : root_(normalize(root)) {
+  if (!live()) load_manifest();
+}
+
+void SysRoot::load_manifest() {
+  std::ifstream in(root_ + "/" + std::string(kDumpManifest));
+  if (!in) return;
+  const auto manifest = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!manifest.is_object()) return;  // a damaged manifest only loses error replay
+  if (const auto it = manifest.find("errors"); it != manifest.end() && it->is_object()) {
+    for (const auto& [path, code] : it->items()) {
+      if (code.is_number_integer()) replayed_failures_[path] = code.get<int>();
+    }
+  }
+  if (const auto it = manifest.find("unread"); it != manifest.end() && it->is_array()) {
+    for (const auto& path : *it) {
+      if (!path.is_string()) continue;
+      const auto text = path.get<std::string>();
+      replayed_unread_[parent_of(text)].insert(text.substr(text.rfind('/') + 1));
+    }
+  }
+}
+
+std::string SysRoot::under_root(const std::string& path) const {
+  return live() ? path : root_ + path;
+}
+
+Error SysRoot::fail(const std::string& path, int code) const {
+  if (log_ != nullptr && code != ENOENT) log_->failure(path, code);
+  return make_error(code, path);
+}
+
+const int* SysRoot::replayed_failure(std::string_view path) const {
+  const auto it = replayed_failures_.find(std::string(path));
+  return it == replayed_failures_.end() ? nullptr : &it->second;
+}
+
+Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> pending,
+                                  bool follow_last, const std::string& context) const {
+  int hops = 0;
+  while (!pending.empty()) {
+    const std::string name = std::move(pending.front());
+    pending.pop_front();
+    if (name == "..") {
+      resolved = parent_of(resolved);
+      continue;
+    }
+    const std::string candidate = join(resolved, name);
+    struct stat st {};
+    if (::lstat(under_root(candidate).c_str(), &st) != 0) return make_error(errno, context);
+    const bool is_final = pending.empty();
+    if (S_ISLNK(st.st_mode) && (!is_final || follow_last)) {
+      if (++hops > kMaxSymlinkHops) return make_error(ELOOP, context);
+      std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
+      const auto length = ::readlink(under_root(candidate).c_str(), target.data(), target.size());
+      if (length < 0) return make_error(errno, context);
+      target.resize(static_cast<size_t>(length));
+      if (log_ != nullptr) log_->symlink(candidate, target);
+      if (!target.empty() && target.front() == '/') resolved = "/";
+      auto parts = split(target, '/');
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+        if (!it->empty() && *it != ".") pending.push_front(std::move(*it));
+      }
+      continue;
+    }
+    if (!is_final && !S_ISDIR(st.st_mode)) return make_error(ENOTDIR, context);
+    resolved = candidate;
+  }
+  return resolved;
+}
+
+Result<std::string> SysRoot::resolve_impl(std::string_view requested, bool follow_last) const {
+  const std::string path = normalize(requested);
+  if (path == "/") return path;
+  const std::string parent = parent_of(path);
+  std::string directory;
+  if (const auto hit = resolved_dirs_.find(parent); hit != resolved_dirs_.end()) {
+    directory = hit->second;
+  } else {
+    std::deque<std::string> parts;
+    for (auto& part : split(parent, '/')) {
+      if (!part.empty()) parts.push_back(std::move(part));
+    }
+    auto walked = walk("/", std::move(parts), /*follow_last=*/true, path);
+    if (!walked) return walked.error();
+    directory = *walked;
+    resolved_dirs_.emplace(parent, directory);
+  }
+  return walk(directory, {path.substr(path.rfind('/') + 1)}, follow_last, path);
+}
+
+Result<std::string> SysRoot::resolve(std::string_view path) const {
+  if (const int* code = replayed_failure(path)) return make_error(*code, std::string(path));
+  return resolve_impl(path, /*follow_last=*/true);
+}
+
+Result<std::string> SysRoot::host_path(std::string_view path) const {
+  auto resolved = resolve(path);
+  if (!resolved) return resolved.error();
+  return under_root(*resolved);
+}
+
+Result<EntryKind> SysRoot::kind(std::string_view path) const {
+  auto resolved = resolve_impl(path, /*follow_last=*/false);
+  if (!resolved) return resolved.error();
+  struct stat st {};
+  if (::lstat(under_root(*resolved).c_str(), &st) != 0) return make_error(errno, *resolved);
+  if (S_ISLNK(st.st_mode)) {
+    if (log_ != nullptr) {
+      char target[4096];
+      const auto length = ::readlink(under_root(*resolved).c_str(), target, sizeof target);
+      if (length >= 0) log_->symlink(*resolved, std::string(target, static_cast<size_t>(length)));
+    }
+    return EntryKind::kSymlink;
+  }
+  if (S_ISDIR(st.st_mode)) return EntryKind::kDirectory;
+  if (S_ISREG(st.st_mode)) return EntryKind::kFile;
+  return EntryKind::kOther;
+}
+
+Result<std::string> SysRoot::link_target(std::string_view path) const {
+  const std::string requested(path);
+  if (const int* code = replayed_failure(path)) return make_error(*code, requested);
+  auto resolved = resolve_impl(path, /*follow_last=*/false);
+  if (!resolved) return resolved.error();
+  char buffer[4096];
+  const auto length = ::readlink(under_root(*resolved).c_str(), buffer, sizeof buffer);
+  if (length < 0) return fail(requested, errno);
+  std::string target(buffer, static_cast<size_t>(length));
+  if (log_ != nullptr) log_->symlink(*resolved, target);
+  return target;
+}
+
+Result<std::string> SysRoot::read(std::string_view path, size_t max_bytes) const {
+  const std::string requested(path);
+  if (const int* code = replayed_failure(path)) return make_error(*code, requested);
+  auto resolved = resolve_impl(path, /*follow_last=*/true);
+  if (!resolved) {
+    const auto& error = resolved.error();
+    const std::string normalized = normalize(path);
+    const auto unread = replayed_unread_.find(parent_of(normalized));
+    if (error.code == ENOENT && unread != replayed_unread_.end() &&
+        unread->second.count(normalized.substr(normalized.rfind('/') + 1)) != 0) {
+      return make_error(ENODATA, requested + " (listed but not read when the dump was made)");
+    }
+    if (error.code != ENOENT) return fail(requested, error.code);
+    return error;
+  }
+  return read_resolved(requested, *resolved, max_bytes);
+}
+
+Result<std::string> SysRoot::read_resolved(const std::string& requested,
+                                           const std::string& resolved, size_t max_bytes) const {
+  UniqueFd fd(::open(under_root(resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) return fail(requested, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail(requested, errno);
+  if (!S_ISREG(st.st_mode)) return make_error(EINVAL, requested + " is not a regular file");
+  std::string content;
+  char buffer[16384];
+  while (true) {
+    const auto got = ::read(fd.get(), buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return fail(requested, errno);
+    }
+    if (got == 0) break;
+    if (content.size() + static_cast<size_t>(got) > max_bytes) {
+      return fail(requested, EFBIG);
+    }
+    content.append(buffer, static_cast<size_t>(got));
+  }
+  if (log_ != nullptr) log_->file(resolved, content);
+  return content;
+}
+
+Result<std::string> SysRoot::read_value(std::string_view path) const {
+  auto content = read(path);
+  if (!content) return content.error();
+  return std::string(trim(*content));
+}
+
+Result<std::vector<std::string>> SysRoot::list(std::string_view path) const {
+  const std::string requested(path);
+  if (const int* code = replayed_failure(path)) return make_error(*code, requested);
+  auto resolved = resolve_impl(path, /*follow_last=*/true);
+  if (!resolved) {
+    if (resolved.error().code != ENOENT) return fail(requested, resolved.error().code);
+    return resolved.error();
+  }
+  UniqueDir dir(::opendir(under_root(*resolved).c_str()));
+  if (!dir) return fail(requested, errno);
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    if (!live() && *resolved == "/" && name == kDumpManifest) continue;
+    names.emplace_back(name);
+  }
+  if (errno != 0) return fail(requested, errno);
+  if (const auto unread = replayed_unread_.find(*resolved); unread != replayed_unread_.end()) {
+    names.insert(names.end(), unread->second.begin(), unread->second.end());
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  if (log_ != nullptr) {
+    log_->directory(*resolved);
+    for (const auto& name : names) {
+      const std::string child = join(*resolved, name);
+      struct stat st {};
+      if (::lstat(under_root(child).c_str(), &st) != 0) continue;
+      if (S_ISLNK(st.st_mode)) {
+        char target[4096];
+        const auto length = ::readlink(under_root(child).c_str(), target, sizeof target);
+        if (length >= 0) log_->symlink(child, std::string(target, static_cast<size_t>(length)));
+      } else if (S_ISDIR(st.st_mode)) {
+        log_->directory(child);
+      } else {
+        log_->listed_file(child);
+      }
+    }
+  }
+  return names;
+}
+
+Result<std::string> SysRoot::read_kmsg(size_t max_bytes) const {
+  if (!live()) return read("/dev/kmsg", max_bytes);
+  UniqueFd fd(::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return fail("/dev/kmsg", errno);
+  std::string records;
+  char buffer[8192];  // one record per read(); the kernel caps a record below this
+  while (true) {
+    const auto got = ::read(fd.get(), buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR || errno == EPIPE) continue;  // EPIPE: a record was overwritten
+      if (errno == EAGAIN) break;
+      return fail("/dev/kmsg", errno);
+    }
+    if (got == 0) break;
+    if (records.size() + static_cast<size_t>(got) > max_bytes) break;  // keep the oldest part
+    records.append(buffer, static_cast<size_t>(got));
+  }
+  if (log_ != nullptr) log_->file("/dev/kmsg", records);
+  return records;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,80 @@
+#pragma once
+// The one reader for /proc, /sys, /boot and /dev/kmsg. Paths are always written as on the live
+// host ("/sys/block/vda/queue/scheduler"); with a root other than "/" they are looked up below it
+// and symlinks are resolved inside it, as lscpu --sysroot does, so a fixture tree and the live
+// host go through the same code. Every failure comes back as an Error naming the path.
+
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+class AccessLog;
+
+enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
+
+// Name of the manifest a dump carries at its top: errors and unread listings to replay.
+inline constexpr std::string_view kDumpManifest = "kdrift-sysroot.json";
+
+class SysRoot {
+ public:
+  static constexpr size_t kDefaultMaxBytes = size_t{8} << 20;
+
+  // "/" is the live host. A dump's manifest, if present at the top of root, is loaded so that the
+  // errors the original host gave are given again.
+  explicit SysRoot(std::string root = "/");
+
+  const std::string& root() const { return root_; }
+  bool live() const { return root_ == "/"; }
+
+  // Whole content of a regular file, binary-safe. Files larger than max_bytes are an error (EFBIG),
+  // never silently cut.
+  Result<std::string> read(std::string_view path, size_t max_bytes = kDefaultMaxBytes) const;
+  // read() with surrounding whitespace removed: the shape of one sysfs/procfs value.
+  Result<std::string> read_value(std::string_view path) const;
+  // Entry names of a directory, sorted, without "." and "..".
+  Result<std::vector<std::string>> list(std::string_view path) const;
+  // Target of the symlink at path (its last component is not followed).
+  Result<std::string> link_target(std::string_view path) const;
+  // Canonical path (as on the host) of what path points to, every symlink resolved inside root.
+  Result<std::string> resolve(std::string_view path) const;
+  // Kind of the final component, not following it when it is a symlink.
+  Result<EntryKind> kind(std::string_view path) const;
+  bool exists(std::string_view path) const { return resolve(path).ok(); }
+  // Kernel log records. Live: read non-blocking from /dev/kmsg; in a sysroot: the file dev/kmsg.
+  Result<std::string> read_kmsg(size_t max_bytes = kDefaultMaxBytes) const;
+
+  // Path on this machine's filesystem for a library that opens files itself (libpci).
+  Result<std::string> host_path(std::string_view path) const;
+
+  // Everything read from now on is also recorded in log (which must outlive this reader).
+  void record_to(AccessLog* log) {
+    log_ = log;
+    resolved_dirs_.clear();  // so the symlinks on already-resolved paths are recorded too
+  }
+
+ private:
+  Result<std::string> resolve_impl(std::string_view path, bool follow_last) const;
+  Result<std::string> walk(std::string resolved, std::deque<std::string> pending, bool follow_last,
+                           const std::string& context) const;
+  std::string under_root(const std::string& path) const;
+  Result<std::string> read_resolved(const std::string& path, const std::string& resolved,
+                                    size_t max_bytes) const;
+  Error fail(const std::string& path, int code) const;
+  const int* replayed_failure(std::string_view path) const;
+  void load_manifest();
+
+  std::string root_;
+  AccessLog* log_ = nullptr;
+  std::map<std::string, int> replayed_failures_;
+  std::map<std::string, std::set<std::string>> replayed_unread_;  // directory -> names
+  mutable std::map<std::string, std::string, std::less<>> resolved_dirs_;
+};
+
+}  // namespace kdrift

@@ -1,0 +1,124 @@
+#include "util/text.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <string>
+
+namespace kdrift {
+
+std::string_view trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n\v\f";
+  const auto first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(kSpace);
+  return text.substr(first, last - first + 1);
+}
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> fields;
+  size_t start = 0;
+  while (true) {
+    const auto end = text.find(separator, start);
+    fields.emplace_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return fields;
+}
+
+std::vector<std::string> split_whitespace(std::string_view text) {
+  std::vector<std::string> fields;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const auto start = text.find_first_not_of(" \t\n", pos);
+    if (start == std::string_view::npos) break;
+    const auto end = text.find_first_of(" \t\n", start);
+    fields.emplace_back(text.substr(start, end - start));
+    pos = end;
+  }
+  return fields;
+}
+
+std::vector<std::string> split_lines(std::string_view text) {
+  std::vector<std::string> lines = split(text, '\n');
+  if (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+namespace {
+template <class Int>
+std::optional<Int> parse_integral(std::string_view text) {
+  text = trim(text);
+  int base = 10;
+  bool negative = false;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  if (text.empty()) return std::nullopt;
+  uint64_t magnitude = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if constexpr (std::is_signed_v<Int>) {
+    const auto limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+    if (magnitude > limit) return std::nullopt;
+    return negative ? static_cast<Int>(0 - magnitude) : static_cast<Int>(magnitude);
+  } else {
+    if (negative && magnitude != 0) return std::nullopt;
+    return magnitude;
+  }
+}
+}  // namespace
+
+std::optional<int64_t> parse_int(std::string_view text) { return parse_integral<int64_t>(text); }
+
+std::optional<uint64_t> parse_uint(std::string_view text) {
+  return parse_integral<uint64_t>(text);
+}
+
+std::optional<double> parse_double(std::string_view text) {
+  const std::string owned(trim(text));
+  if (owned.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(owned.c_str(), &end);
+  if (errno != 0 || end != owned.c_str() + owned.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+  std::vector<int> cpus;
+  text = trim(text);
+  if (text.empty()) return cpus;
+  constexpr int64_t kMaxCpu = 1 << 20;  // guards against "0-4000000000" expanding forever
+  for (const auto& range : split(text, ',')) {
+    const auto dash = range.find('-');
+    const auto first = parse_int(range.substr(0, dash));
+    const auto last = dash == std::string::npos ? first : parse_int(range.substr(dash + 1));
+    if (!first || !last || *first < 0 || *last < *first || *last > kMaxCpu) return std::nullopt;
+    for (int64_t cpu = *first; cpu <= *last; ++cpu) cpus.push_back(static_cast<int>(cpu));
+  }
+  return cpus;
+}
+
+std::optional<std::string> find_colon_field(std::string_view text, std::string_view key) {
+  for (const auto& line : split_lines(text)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    if (trim(std::string_view(line).substr(0, colon)) == key) {
+      return std::string(trim(std::string_view(line).substr(colon + 1)));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,32 @@
+#pragma once
+// Parsing helpers for the text formats of /proc and /sys. Strict: a value either parses fully or
+// is reported as not parsing, so an odd sysfs value never turns into a silent zero.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kdrift {
+
+std::string_view trim(std::string_view text);
+std::vector<std::string> split(std::string_view text, char separator);
+// Splits on runs of spaces and tabs, dropping empty fields.
+std::vector<std::string> split_whitespace(std::string_view text);
+std::vector<std::string> split_lines(std::string_view text);
+
+bool starts_with(std::string_view text, std::string_view prefix);
+
+// Whole-string decimal (or 0x-prefixed hex) integer; nullopt on anything else or overflow.
+std::optional<int64_t> parse_int(std::string_view text);
+std::optional<uint64_t> parse_uint(std::string_view text);
+std::optional<double> parse_double(std::string_view text);
+
+// "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt on malformed input. Empty text is an empty list.
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
+
+// The value of "Key:<spaces>value" lines (/proc/self/status, /proc/meminfo, /proc/cpuinfo).
+std::optional<std::string> find_colon_field(std::string_view text, std::string_view key);
+
+}  // namespace kdrift

@@ -1,0 +1,140 @@
+#include "util/sysroot.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/fixtures.h"
+#include "util/access_log.h"
+
+namespace kdrift {
+namespace {
+
+using testing::TempDir;
+
+TEST(SysRoot, ReadsBelowRootAndResolvesRelativeSymlinksInside) {
+  TempDir tree;
+  tree.write("sys/devices/pci0000:00/0000:00:01.0/block/vda/queue/scheduler", "[none] mq-deadline\n");
+  tree.symlink("sys/block/vda", "../devices/pci0000:00/0000:00:01.0/block/vda");
+  SysRoot root(tree.path());
+  auto value = root.read_value("/sys/block/vda/queue/scheduler");
+  ASSERT_TRUE(value.ok()) << value.error().describe();
+  EXPECT_EQ(*value, "[none] mq-deadline");
+  EXPECT_EQ(*root.resolve("/sys/block/vda"), "/sys/devices/pci0000:00/0000:00:01.0/block/vda");
+  EXPECT_EQ(*root.link_target("/sys/block/vda"), "../devices/pci0000:00/0000:00:01.0/block/vda");
+}
+
+TEST(SysRoot, AbsoluteSymlinksStayInsideRoot) {
+  TempDir tree;
+  tree.write("boot/config-1", "CONFIG_X=y\n");
+  tree.symlink("boot/config", "/boot/config-1");
+  tree.symlink("escape", "/etc/passwd");  // must not reach the real /etc
+  SysRoot root(tree.path());
+  EXPECT_EQ(*root.read("/boot/config"), "CONFIG_X=y\n");
+  auto escaped = root.read("/escape");
+  ASSERT_FALSE(escaped.ok());
+  EXPECT_EQ(escaped.error().code, ENOENT);
+}
+
+TEST(SysRoot, SymlinkLoopIsAnErrorNotAHang) {
+  TempDir tree;
+  tree.symlink("sys/a", "b");
+  tree.symlink("sys/b", "a");
+  SysRoot root(tree.path());
+  auto result = root.read("/sys/a/x");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ELOOP);
+  EXPECT_NE(result.error().describe().find("/sys/a/x"), std::string::npos);
+}
+
+TEST(SysRoot, MissingFileNamesThePath) {
+  TempDir tree;
+  SysRoot root(tree.path());
+  auto result = root.read("/proc/config.gz");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ENOENT);
+  EXPECT_EQ(result.error().describe(), "/proc/config.gz: No such file or directory");
+}
+
+TEST(SysRoot, HugeFileIsRefusedNotTruncated) {
+  TempDir tree;
+  tree.write("proc/big", std::string(4096, 'a'));
+  SysRoot root(tree.path());
+  auto result = root.read("/proc/big", 1000);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, EFBIG);
+}
+
+TEST(SysRoot, DirectoryIsNotAFile) {
+  TempDir tree;
+  tree.mkdir("sys/class/iommu");
+  SysRoot root(tree.path());
+  EXPECT_FALSE(root.read("/sys/class/iommu").ok());
+  auto names = root.list("/sys/class/iommu");
+  ASSERT_TRUE(names.ok());
+  EXPECT_TRUE(names->empty());
+}
+
+TEST(SysRoot, UnreadableFileIsAnError) {
+  if (geteuid() == 0) GTEST_SKIP() << "root reads mode-000 files; covered by the replay test";
+  TempDir tree;
+  tree.write("sys/secret", "x");
+  chmod((tree.path() + "/sys/secret").c_str(), 0);
+  SysRoot root(tree.path());
+  auto result = root.read("/sys/secret");
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, EACCES);
+}
+
+TEST(SysRoot, ListIsSortedAndRecordsKinds) {
+  TempDir tree;
+  tree.write("sys/block/zz/size", "1");
+  tree.mkdir("sys/block/aa");
+  tree.symlink("sys/block/mm", "aa");
+  SysRoot root(tree.path());
+  AccessLog log;
+  root.record_to(&log);
+  auto names = root.list("/sys/block");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"aa", "mm", "zz"}));
+  EXPECT_EQ(log.symlinks().at("/sys/block/mm"), "aa");
+  EXPECT_EQ(log.directories().count("/sys/block/aa"), 1u);
+}
+
+TEST(SysRoot, ManifestReplaysErrorsAndUnreadListings) {
+  TempDir tree;
+  tree.write("sys/block/vda/queue/nr_requests", "64\n");
+  tree.write("kdrift-sysroot.json",
+             R"({"errors": {"/sys/block/vda/queue/io_timeout": 13},
+                 "unread": ["/sys/block/vda/queue/extra"]})");
+  SysRoot root(tree.path());
+  auto denied = root.read("/sys/block/vda/queue/io_timeout");
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.error().code, EACCES);
+  auto names = root.list("/sys/block/vda/queue");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"extra", "nr_requests"}));
+  auto unread = root.read("/sys/block/vda/queue/extra");
+  ASSERT_FALSE(unread.ok());
+  EXPECT_EQ(unread.error().code, ENODATA);
+  for (const auto& name : root.list("/").value_or({})) EXPECT_NE(name, kDumpManifest);
+}
+
+TEST(SysRoot, DamagedManifestIsIgnored) {
+  TempDir tree;
+  tree.write("kdrift-sysroot.json", "{not json");
+  tree.write("proc/cmdline", "quiet\n");
+  SysRoot root(tree.path());
+  EXPECT_EQ(*root.read_value("/proc/cmdline"), "quiet");
+}
+
+TEST(SysRoot, LiveRootReadsProc) {
+  SysRoot root;
+  EXPECT_TRUE(root.live());
+  auto release = root.read_value("/proc/sys/kernel/osrelease");
+  ASSERT_TRUE(release.ok()) << release.error().describe();
+  EXPECT_FALSE(release->empty());
+}
+
+}  // namespace
+}  // namespace kdrift
