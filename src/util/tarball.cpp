@@ -82,7 +82,7 @@ Status extract_tar_gz(const std::string& archive_path, const std::string& destin
   ArchivePtr disk(archive_write_disk_new());
   archive_write_disk_set_options(
       disk.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                      ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS | ARCHIVE_EXTRACT_PERM);
+                      ARCHIVE_EXTRACT_PERM);
   if (archive_read_open_filename(reader.get(), archive_path.c_str(), 65536) != ARCHIVE_OK) {
     return archive_failure(reader.get(), archive_path);
   }
@@ -91,7 +91,18 @@ Status extract_tar_gz(const std::string& archive_path, const std::string& destin
     const int status = archive_read_next_header(reader.get(), &entry);
     if (status == ARCHIVE_EOF) break;
     if (status != ARCHIVE_OK) return archive_failure(reader.get(), archive_path);
-    const std::string target = destination + "/" + archive_entry_pathname(entry);
+    const std::string name = archive_entry_pathname(entry);
+    // Checked here because the destination prefix makes every path absolute for libarchive.
+    if (name.empty() || name.front() == '/') {
+      return make_error(EINVAL, archive_path + ": member \"" + name + "\" has an absolute path");
+    }
+    const auto type = archive_entry_filetype(entry);
+    if ((type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) ||
+        archive_entry_hardlink(entry) != nullptr) {
+      return make_error(EINVAL, archive_path + ": member \"" + name +
+                                    "\" is not a file, directory or symlink");
+    }
+    const std::string target = destination + "/" + name;
     archive_entry_set_pathname(entry, target.c_str());
     if (archive_write_header(disk.get(), entry) != ARCHIVE_OK) {
       return archive_failure(disk.get(), archive_path + ": unpack " + target);
