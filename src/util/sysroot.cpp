@@ -268,8 +268,13 @@ Result<std::vector<std::string>> SysRoot::list(std::string_view path) const {
   return names;
 }
 
-Result<std::string> SysRoot::read_kmsg(size_t max_bytes) const {
-  if (!live()) return read("/dev/kmsg", max_bytes);
+Result<std::string> SysRoot::read_kmsg() const {
+  if (!kmsg_) kmsg_ = live() ? read_live_kmsg() : read("/dev/kmsg");
+  return *kmsg_;
+}
+
+Result<std::string> SysRoot::read_live_kmsg() const {
+  constexpr size_t max_bytes = kDefaultMaxBytes;
   UniqueFd fd(::open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (!fd) return fail("/dev/kmsg", errno);
   std::string records;

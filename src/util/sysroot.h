@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -48,7 +49,8 @@ class SysRoot {
   Result<EntryKind> kind(std::string_view path) const;
   bool exists(std::string_view path) const { return resolve(path).ok(); }
   // Kernel log records. Live: read non-blocking from /dev/kmsg; in a sysroot: the file dev/kmsg.
-  Result<std::string> read_kmsg(size_t max_bytes = kDefaultMaxBytes) const;
+  // Read once per reader, so every collector sees the same log and a dump replays it exactly.
+  Result<std::string> read_kmsg() const;
 
   // Path on this machine's filesystem for a library that opens files itself (libpci).
   Result<std::string> host_path(std::string_view path) const;
@@ -56,7 +58,9 @@ class SysRoot {
   // Everything read from now on is also recorded in log (which must outlive this reader).
   void record_to(AccessLog* log) {
     log_ = log;
-    resolved_dirs_.clear();  // so the symlinks on already-resolved paths are recorded too
+    // Forget what was resolved or read unrecorded, so the log sees all of it.
+    resolved_dirs_.clear();
+    kmsg_.reset();
   }
 
  private:
@@ -74,7 +78,10 @@ class SysRoot {
   AccessLog* log_ = nullptr;
   std::map<std::string, int> replayed_failures_;
   std::map<std::string, std::set<std::string>> replayed_unread_;  // directory -> names
+  Result<std::string> read_live_kmsg() const;
+
   mutable std::map<std::string, std::string, std::less<>> resolved_dirs_;
+  mutable std::optional<Result<std::string>> kmsg_;
 };
 
 }  // namespace kdrift

@@ -57,7 +57,7 @@ std::string source_dir() {
 
 std::string kdrift_binary() {
   const char* binary = std::getenv("KDRIFT_BINARY");
-  return binary != nullptr ? binary : "kdrift";
+  return binary != nullptr ? binary : KDRIFT_TEST_BINARY;
 }
 
 std::string fixture_sysroot(std::string_view name) {
