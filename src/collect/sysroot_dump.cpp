@@ -42,7 +42,7 @@ Result<SysrootDump> dump_sysroot(const std::string& root_directory) {
                    {"unread", log.unread_files()}};
 
   std::vector<TarMember> members;
-  members.push_back({std::string(kDumpManifest), TarMember::Type::kFile, manifest.dump(2) + "\n"});
+  members.push_back({std::string(kDumpManifest), TarMember::Type::kFile, to_text(manifest)});
   members.push_back({std::string(kDumpSnapshotName), TarMember::Type::kFile, to_text(dump.snapshot)});
   for (const auto& path : directories) {
     // A path recorded as a symlink is written as the symlink, not as a directory.

@@ -7,7 +7,7 @@ namespace {
 
 std::string text_of(const Json& value) {
   if (value.is_string()) return value.get<std::string>();
-  return value.dump();
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 const Json* find_path(const Json& root, std::initializer_list<std::string_view> keys) {

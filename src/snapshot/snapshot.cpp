@@ -2,7 +2,11 @@
 
 namespace kdrift {
 
-std::string to_text(const Json& snapshot) { return snapshot.dump(2) + "\n"; }
+// Sysfs text is not always UTF-8 (garbage values, odd DMI strings): replace such bytes rather
+// than throw.
+std::string to_text(const Json& snapshot) {
+  return snapshot.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
 
 Result<Json> parse_snapshot(std::string_view text, const std::string& source_name) {
   Json document;

@@ -18,7 +18,8 @@ inline constexpr std::string_view kSnapshotSchema = "kdrift.snapshot/1";
 // files (timings, the tool's own version): left out when two captures are compared for equality.
 inline constexpr std::string_view kCaptureMetaSection = "capture";
 
-// Serialises with two-space indentation and a final newline.
+// Serialises with two-space indentation and a final newline; invalid UTF-8 is replaced, so
+// serialising never throws.
 std::string to_text(const Json& snapshot);
 
 // Parses and validates the envelope (object, known schema). Errors name the file.

@@ -1,6 +1,7 @@
 // The kdrift binary as scripts use it: exit statuses and files, per the contract in README.md.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -49,6 +50,13 @@ TEST(Cli, CaptureWritesAValidSnapshotFile) {
   auto snapshot = parse_snapshot(text.str(), "s.json");
   ASSERT_TRUE(snapshot.ok()) << snapshot.error().describe();
   EXPECT_TRUE(snapshot->contains("kernel"));
+}
+
+TEST(Cli, OutputToADeviceWritesInPlace) {
+  ASSERT_EQ(kdrift("capture -o /dev/null").status, 0);
+  struct stat st {};
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null must stay a character device";
 }
 
 TEST(Cli, DumpThenCaptureFromArchive) {
