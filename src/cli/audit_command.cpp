@@ -3,11 +3,11 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "util/fatal.h"
 #include "cli/output.h"
 #include "cli/sysroot_argument.h"
 #include "collect/capture.h"
 #include "report/summary.h"
+#include "util/fatal.h"
 
 namespace kdrift {
 namespace {
@@ -23,7 +23,8 @@ void register_audit(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<AuditArguments>();
   auto* command = app.add_subcommand(
       "audit", "Capture this host and print a readable summary of its I/O-relevant state");
-  command->add_option("--root", args->root, "Audit DIR (or a dump archive) instead of the live host");
+  command->add_option("--root", args->root,
+                      "Audit DIR (or a dump archive) instead of the live host");
   command->add_option("--snapshot", args->snapshot_output, "Also write the snapshot to FILE");
   command->callback([args, &exit_status] {
     const SysrootArgument root(args->root);

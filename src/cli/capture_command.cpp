@@ -1,10 +1,10 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "util/fatal.h"
 #include "cli/output.h"
 #include "cli/sysroot_argument.h"
 #include "collect/capture.h"
+#include "util/fatal.h"
 
 namespace kdrift {
 namespace {

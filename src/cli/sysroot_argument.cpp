@@ -28,8 +28,8 @@ SysrootArgument::SysrootArgument(const std::string& argument) {
   if (auto status = extract_tar_gz(argument, temp); !status) {
     std::error_code ignored;
     std::filesystem::remove_all(unpacked_, ignored);
-    throw FatalError("--root " + argument + ": not a readable dump archive: " +
-                     status.error().describe());
+    throw FatalError("--root " + argument +
+                     ": not a readable dump archive: " + status.error().describe());
   }
   directory_ = temp;
 }

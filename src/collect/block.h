@@ -5,7 +5,8 @@
 
 namespace kdrift {
 
-// "block": every block device with its queue attributes, hierarchy (holders/slaves), mq cpu lists and stat counters.
+// "block": every block device with its queue attributes, hierarchy (holders/slaves), mq cpu lists
+// and stat counters.
 Json collect_block(const SysRoot& root);
 
 }  // namespace kdrift

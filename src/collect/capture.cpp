@@ -26,10 +26,17 @@ struct Collector {
 };
 
 constexpr Collector kCollectors[] = {
-    {"kernel", collect_kernel}, {"iommu", collect_iommu},   {"nvme", collect_nvme},
-    {"block", collect_block},   {"pci", collect_pci},       {"cpu", collect_cpu},
-    {"numa", collect_numa},     {"sysctl", collect_sysctl}, {"memory", collect_memory},
-    {"irq", collect_irq},       {"environment", collect_environment},
+    {"kernel", collect_kernel},
+    {"iommu", collect_iommu},
+    {"nvme", collect_nvme},
+    {"block", collect_block},
+    {"pci", collect_pci},
+    {"cpu", collect_cpu},
+    {"numa", collect_numa},
+    {"sysctl", collect_sysctl},
+    {"memory", collect_memory},
+    {"irq", collect_irq},
+    {"environment", collect_environment},
 };
 
 std::string utc_now() {

@@ -1,5 +1,7 @@
 #include "collect/facts.h"
 
+#include <cstdint>
+
 #include "util/text.h"
 
 namespace kdrift {
@@ -53,6 +55,20 @@ bool put_int(Json& section, std::string_view key, const SysRoot& root, std::stri
     return false;
   }
   section[std::string(key)] = *number;
+  return true;
+}
+
+bool put_sectors(Json& section, std::string_view key, const SysRoot& root, std::string_view path) {
+  constexpr int64_t kSectorBytes = 512;
+  if (!put_int(section, key, root, path)) return false;
+  const auto sectors = section[std::string(key)].get<int64_t>();
+  if (sectors < 0 || sectors > INT64_MAX / kSectorBytes) {
+    section.erase(std::string(key));
+    mark_unavailable(section, key,
+                     std::string(path) + ": not a size in sectors: " + std::to_string(sectors));
+    return false;
+  }
+  section[std::string(key) + "_bytes"] = sectors * kSectorBytes;
   return true;
 }
 

@@ -26,6 +26,10 @@ bool put_text(Json& section, std::string_view key, const SysRoot& root, std::str
 // Same, but the value must be an integer; anything else is recorded as unavailable with the text.
 bool put_int(Json& section, std::string_view key, const SysRoot& root, std::string_view path);
 
+// A size in 512-byte sectors (block devices count so whatever their logical block size) into
+// section[key], and in bytes into section[key + "_bytes"].
+bool put_sectors(Json& section, std::string_view key, const SysRoot& root, std::string_view path);
+
 // Every readable regular file of a directory as key -> typed value (module parameters, queue
 // attributes); subdirectories are skipped, unreadable files recorded as unavailable.
 Json read_attribute_directory(const SysRoot& root, std::string_view directory);

@@ -5,7 +5,8 @@
 
 namespace kdrift {
 
-// "iommu": IOMMU units, groups and their domain types, the mode in effect per block device, related cmdline keys, Kconfig symbols and dmesg lines.
+// "iommu": IOMMU units, groups and their domain types, the mode in effect per block device, related
+// cmdline keys, Kconfig symbols and dmesg lines.
 Json collect_iommu(const SysRoot& root);
 
 }  // namespace kdrift

@@ -5,7 +5,8 @@
 
 namespace kdrift {
 
-// "pci": storage controllers and their upstream bridges through libpci, with link speed/width, NUMA node, MPS/MRRS and AER counters.
+// "pci": storage controllers and their upstream bridges through libpci, with link speed/width, NUMA
+// node, MPS/MRRS and AER counters.
 Json collect_pci(const SysRoot& root);
 
 }  // namespace kdrift

@@ -17,7 +17,9 @@ void add_parents(const std::string& path, std::set<std::string>& directories) {
   }
 }
 
-std::string relative(const std::string& path) { return path.substr(1); }
+std::string relative(const std::string& path) {
+  return path.substr(1);
+}
 
 }  // namespace
 
@@ -31,9 +33,12 @@ Result<SysrootDump> dump_sysroot(const std::string& root_directory) {
 
   std::set<std::string> directories = log.directories();
   directories.erase("/");
-  for (const auto& [path, content] : log.files()) add_parents(path, directories);
-  for (const auto& [path, target] : log.symlinks()) add_parents(path, directories);
-  for (const auto& path : log.directories()) add_parents(path, directories);
+  for (const auto& [path, content] : log.files())
+    add_parents(path, directories);
+  for (const auto& [path, target] : log.symlinks())
+    add_parents(path, directories);
+  for (const auto& path : log.directories())
+    add_parents(path, directories);
 
   Json manifest = {{"schema", "kdrift.sysroot/1"},
                    {"kdrift_version", kKdriftVersion},
@@ -43,7 +48,8 @@ Result<SysrootDump> dump_sysroot(const std::string& root_directory) {
 
   std::vector<TarMember> members;
   members.push_back({std::string(kDumpManifest), TarMember::Type::kFile, to_text(manifest)});
-  members.push_back({std::string(kDumpSnapshotName), TarMember::Type::kFile, to_text(dump.snapshot)});
+  members.push_back(
+      {std::string(kDumpSnapshotName), TarMember::Type::kFile, to_text(dump.snapshot)});
   for (const auto& path : directories) {
     // A path recorded as a symlink is written as the symlink, not as a directory.
     if (log.symlinks().count(path) == 0) {

@@ -33,7 +33,8 @@ Status write_file_atomically(const std::string& path, std::string_view content) 
   if (::fchmod(fd.get(), 0644) != 0) return discard(errno, "chmod");
   if (::fsync(fd.get()) != 0) return discard(errno, "fsync");
   if (::close(fd.release()) != 0) return discard(errno, "close");
-  if (::rename(temp.c_str(), path.c_str()) != 0) return discard(errno, "rename to " + path + " from");
+  if (::rename(temp.c_str(), path.c_str()) != 0)
+    return discard(errno, "rename to " + path + " from");
   UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return make_error(errno, "open directory " + directory);
   if (::fsync(dir.get()) != 0) return make_error(errno, "fsync directory " + directory);

@@ -35,7 +35,8 @@ Result<std::string> gunzip(std::string_view compressed, const std::string& conte
   inflateEnd(&stream);
   if (status == Z_STREAM_END) return out;
   if (status == Z_BUF_ERROR) return content_error(context + ": truncated gzip data");
-  return content_error(context + ": corrupt gzip data" + (message.empty() ? "" : " (" + message + ")"));
+  return content_error(context + ": corrupt gzip data" +
+                       (message.empty() ? "" : " (" + message + ")"));
 }
 
 }  // namespace kdrift

@@ -9,8 +9,12 @@ std::string Error::describe() const {
   return context + ": " + std::strerror(code);
 }
 
-Error make_error(int code, std::string context) { return Error{code, std::move(context)}; }
+Error make_error(int code, std::string context) {
+  return Error{code, std::move(context)};
+}
 
-Error content_error(std::string context) { return Error{0, std::move(context)}; }
+Error content_error(std::string context) {
+  return Error{0, std::move(context)};
+}
 
 }  // namespace kdrift

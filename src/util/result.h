@@ -24,8 +24,8 @@ Error content_error(std::string context);
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  Result(Error error) : state_(std::move(error)) {}     // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }
@@ -49,6 +49,8 @@ class [[nodiscard]] Result {
 // For operations that produce nothing but can fail.
 struct Done {};
 using Status = Result<Done>;
-inline Status ok_status() { return Done{}; }
+inline Status ok_status() {
+  return Done{};
+}
 
 }  // namespace kdrift

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -40,9 +41,16 @@ std::string normalize(std::string_view path) {
   return out.empty() ? "/" : out;
 }
 
+// A relative --root is taken from the current directory, as the user meant it.
+std::string absolute_root(const std::string& root) {
+  std::error_code error;
+  const auto absolute = std::filesystem::absolute(root, error);
+  return error ? root : absolute.lexically_normal().string();
+}
+
 }  // namespace
 
-SysRoot::SysRoot(std::string root) : root_(normalize(root)) {
+SysRoot::SysRoot(std::string root) : root_(normalize(absolute_root(root))) {
   if (!live()) load_manifest();
 }
 
@@ -95,10 +103,11 @@ Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> 
     const bool is_final = pending.empty();
     if (S_ISLNK(st.st_mode) && (!is_final || follow_last)) {
       if (++hops > kMaxSymlinkHops) return make_error(ELOOP, context);
-      std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
-      const auto length = ::readlink(under_root(candidate).c_str(), target.data(), target.size());
+      // Not st_size: procfs and sysfs report every symlink as 0 bytes long.
+      char buffer[4096];
+      const auto length = ::readlink(under_root(candidate).c_str(), buffer, sizeof buffer);
       if (length < 0) return make_error(errno, context);
-      target.resize(static_cast<size_t>(length));
+      const std::string target(buffer, static_cast<size_t>(length));
       if (log_ != nullptr) log_->symlink(candidate, target);
       if (!target.empty() && target.front() == '/') resolved = "/";
       auto parts = split(target, '/');
@@ -176,6 +185,15 @@ Result<std::string> SysRoot::link_target(std::string_view path) const {
 }
 
 Result<std::string> SysRoot::read(std::string_view path, size_t max_bytes) const {
+  return read_impl(path, max_bytes, /*head_only=*/false);
+}
+
+Result<std::string> SysRoot::read_head(std::string_view path, size_t max_bytes) const {
+  return read_impl(path, max_bytes, /*head_only=*/true);
+}
+
+Result<std::string> SysRoot::read_impl(std::string_view path, size_t max_bytes,
+                                       bool head_only) const {
   const std::string requested(path);
   if (const int* code = replayed_failure(path)) return make_error(*code, requested);
   auto resolved = resolve_impl(path, /*follow_last=*/true);
@@ -190,11 +208,12 @@ Result<std::string> SysRoot::read(std::string_view path, size_t max_bytes) const
     if (error.code != ENOENT) return fail(requested, error.code);
     return error;
   }
-  return read_resolved(requested, *resolved, max_bytes);
+  return read_resolved(requested, *resolved, max_bytes, head_only);
 }
 
 Result<std::string> SysRoot::read_resolved(const std::string& requested,
-                                           const std::string& resolved, size_t max_bytes) const {
+                                           const std::string& resolved, size_t max_bytes,
+                                           bool head_only) const {
   UniqueFd fd(::open(under_root(resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd) return fail(requested, errno);
   struct stat st {};
@@ -203,7 +222,10 @@ Result<std::string> SysRoot::read_resolved(const std::string& requested,
   std::string content;
   char buffer[16384];
   while (true) {
-    const auto got = ::read(fd.get(), buffer, sizeof buffer);
+    const size_t wanted =
+        head_only ? std::min(sizeof buffer, max_bytes - content.size()) : sizeof buffer;
+    if (wanted == 0) break;
+    const auto got = ::read(fd.get(), buffer, wanted);
     if (got < 0) {
       if (errno == EINTR) continue;
       return fail(requested, errno);
@@ -253,7 +275,11 @@ Result<std::vector<std::string>> SysRoot::list(std::string_view path) const {
     for (const auto& name : names) {
       const std::string child = join(*resolved, name);
       struct stat st {};
-      if (::lstat(under_root(child).c_str(), &st) != 0) continue;
+      if (::lstat(under_root(child).c_str(), &st) != 0) {
+        // A name a dump listed without reading it stays listed in a dump of that dump.
+        log_->listed_file(child);
+        continue;
+      }
       if (S_ISLNK(st.st_mode)) {
         char target[4096];
         const auto length = ::readlink(under_root(child).c_str(), target, sizeof target);
@@ -271,6 +297,16 @@ Result<std::vector<std::string>> SysRoot::list(std::string_view path) const {
 Result<std::string> SysRoot::read_kmsg() const {
   if (!kmsg_) kmsg_ = live() ? read_live_kmsg() : read("/dev/kmsg");
   return *kmsg_;
+}
+
+Result<std::string> SysRoot::read_shared(std::string_view path, size_t head_bytes) const {
+  auto key = std::make_pair(std::string(path), head_bytes);
+  auto cached = shared_reads_.find(key);
+  if (cached == shared_reads_.end()) {
+    auto content = head_bytes == 0 ? read(path) : read_head(path, head_bytes);
+    cached = shared_reads_.emplace(std::move(key), std::move(content)).first;
+  }
+  return cached->second;
 }
 
 Result<std::string> SysRoot::read_live_kmsg() const {

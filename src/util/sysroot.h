@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/result.h"
@@ -37,6 +38,9 @@ class SysRoot {
   // Whole content of a regular file, binary-safe. Files larger than max_bytes are an error (EFBIG),
   // never silently cut.
   Result<std::string> read(std::string_view path, size_t max_bytes = kDefaultMaxBytes) const;
+  // At most the first max_bytes of a regular file, reading no further: for files where every
+  // byte costs (PCI config space is fetched from the device register by register).
+  Result<std::string> read_head(std::string_view path, size_t max_bytes) const;
   // read() with surrounding whitespace removed: the shape of one sysfs/procfs value.
   Result<std::string> read_value(std::string_view path) const;
   // Entry names of a directory, sorted, without "." and "..".
@@ -51,6 +55,10 @@ class SysRoot {
   // Kernel log records. Live: read non-blocking from /dev/kmsg; in a sysroot: the file dev/kmsg.
   // Read once per reader, so every collector sees the same log and a dump replays it exactly.
   Result<std::string> read_kmsg() const;
+  // read() once per reader, for files more than one collector parses, so that all see the same
+  // text and the kernel produces it once. With head_bytes, read_head(): /proc/cpuinfo is built
+  // cpu by cpu, and only its first block is used.
+  Result<std::string> read_shared(std::string_view path, size_t head_bytes = 0) const;
 
   // Path on this machine's filesystem for a library that opens files itself (libpci).
   Result<std::string> host_path(std::string_view path) const;
@@ -61,6 +69,7 @@ class SysRoot {
     // Forget what was resolved or read unrecorded, so the log sees all of it.
     resolved_dirs_.clear();
     kmsg_.reset();
+    shared_reads_.clear();
   }
 
  private:
@@ -68,8 +77,9 @@ class SysRoot {
   Result<std::string> walk(std::string resolved, std::deque<std::string> pending, bool follow_last,
                            const std::string& context) const;
   std::string under_root(const std::string& path) const;
+  Result<std::string> read_impl(std::string_view path, size_t max_bytes, bool head_only) const;
   Result<std::string> read_resolved(const std::string& path, const std::string& resolved,
-                                    size_t max_bytes) const;
+                                    size_t max_bytes, bool head_only) const;
   Error fail(const std::string& path, int code) const;
   const int* replayed_failure(std::string_view path) const;
   void load_manifest();
@@ -82,6 +92,7 @@ class SysRoot {
 
   mutable std::map<std::string, std::string, std::less<>> resolved_dirs_;
   mutable std::optional<Result<std::string>> kmsg_;
+  mutable std::map<std::pair<std::string, size_t>, Result<std::string>> shared_reads_;
 };
 
 }  // namespace kdrift

@@ -27,7 +27,8 @@ la_ssize_t append_to_string(archive* /*handle*/, void* sink, const void* buffer,
 
 Error archive_failure(archive* handle, const std::string& what) {
   const char* message = archive_error_string(handle);
-  return make_error(archive_errno(handle), what + (message != nullptr ? std::string(": ") + message : ""));
+  return make_error(archive_errno(handle),
+                    what + (message != nullptr ? std::string(": ") + message : ""));
 }
 
 }  // namespace
@@ -80,9 +81,9 @@ Status extract_tar_gz(const std::string& archive_path, const std::string& destin
   archive_read_support_filter_gzip(reader.get());
   archive_read_support_format_tar(reader.get());
   ArchivePtr disk(archive_write_disk_new());
-  archive_write_disk_set_options(
-      disk.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                      ARCHIVE_EXTRACT_PERM);
+  archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+                                                 ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                                 ARCHIVE_EXTRACT_PERM);
   if (archive_read_open_filename(reader.get(), archive_path.c_str(), 65536) != ARCHIVE_OK) {
     return archive_failure(reader.get(), archive_path);
   }
@@ -99,8 +100,8 @@ Status extract_tar_gz(const std::string& archive_path, const std::string& destin
     const auto type = archive_entry_filetype(entry);
     if ((type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) ||
         archive_entry_hardlink(entry) != nullptr) {
-      return make_error(EINVAL, archive_path + ": member \"" + name +
-                                    "\" is not a file, directory or symlink");
+      return make_error(
+          EINVAL, archive_path + ": member \"" + name + "\" is not a file, directory or symlink");
     }
     const std::string target = destination + "/" + name;
     archive_entry_set_pathname(entry, target.c_str());

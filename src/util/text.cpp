@@ -79,7 +79,9 @@ std::optional<Int> parse_integral(std::string_view text) {
 }
 }  // namespace
 
-std::optional<int64_t> parse_int(std::string_view text) { return parse_integral<int64_t>(text); }
+std::optional<int64_t> parse_int(std::string_view text) {
+  return parse_integral<int64_t>(text);
+}
 
 std::optional<uint64_t> parse_uint(std::string_view text) {
   return parse_integral<uint64_t>(text);
@@ -105,9 +107,45 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
     const auto first = parse_int(range.substr(0, dash));
     const auto last = dash == std::string::npos ? first : parse_int(range.substr(dash + 1));
     if (!first || !last || *first < 0 || *last < *first || *last > kMaxCpu) return std::nullopt;
-    for (int64_t cpu = *first; cpu <= *last; ++cpu) cpus.push_back(static_cast<int>(cpu));
+    for (int64_t cpu = *first; cpu <= *last; ++cpu)
+      cpus.push_back(static_cast<int>(cpu));
   }
   return cpus;
+}
+
+std::string quote_value(std::string_view text) {
+  constexpr size_t kMaxShown = 80;
+  std::string out = "\"";
+  for (const char c : text.substr(0, kMaxShown)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
+      out += c;
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  out += '"';
+  if (text.size() > kMaxShown) out += " (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+std::optional<BracketedChoice> parse_bracketed_choice(std::string_view text) {
+  BracketedChoice choice;
+  for (auto& word : split_whitespace(text)) {
+    if (word.size() > 2 && word.front() == '[' && word.back() == ']') {
+      if (!choice.active.empty()) return std::nullopt;
+      word = word.substr(1, word.size() - 2);
+      choice.active = word;
+    } else if (word.find_first_of("[]") != std::string::npos) {
+      return std::nullopt;
+    }
+    choice.available.push_back(std::move(word));
+  }
+  if (choice.active.empty()) return std::nullopt;
+  return choice;
 }
 
 std::optional<std::string> find_colon_field(std::string_view text, std::string_view key) {

@@ -26,6 +26,18 @@ std::optional<double> parse_double(std::string_view text);
 // "0-3,8,10-11" -> {0,1,2,3,8,10,11}; nullopt on malformed input. Empty text is an empty list.
 std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
 
+// Text in double quotes for an error message: cut to 80 bytes, bytes outside printable ASCII as
+// \xNN, so a garbage or huge file neither floods the snapshot nor breaks its UTF-8.
+std::string quote_value(std::string_view text);
+
+// "[mq-deadline] kyber bfq none" (block scheduler, transparent hugepages): every choice, and the
+// bracketed one in force. nullopt unless exactly one word is bracketed.
+struct BracketedChoice {
+  std::string active;
+  std::vector<std::string> available;
+};
+std::optional<BracketedChoice> parse_bracketed_choice(std::string_view text);
+
 // The value of "Key:<spaces>value" lines (/proc/self/status, /proc/meminfo, /proc/cpuinfo).
 std::optional<std::string> find_colon_field(std::string_view text, std::string_view key);
 

@@ -26,7 +26,8 @@ KdriftRun kdrift(const std::string& arguments) {
   std::string out;
   char buffer[4096];
   size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, got);
+  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0)
+    out.append(buffer, got);
   const int raw = pclose(pipe);
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
 }
@@ -62,7 +63,8 @@ TEST(Cli, OutputToADeviceWritesInPlace) {
 TEST(Cli, DumpThenCaptureFromArchive) {
   testing::TempDir dir;
   ASSERT_EQ(kdrift("dump-sysroot -o " + dir.path() + "/d.tar.gz").status, 0);
-  const KdriftRun run = kdrift("capture --root " + dir.path() + "/d.tar.gz -o " + dir.path() + "/s.json");
+  const KdriftRun run =
+      kdrift("capture --root " + dir.path() + "/d.tar.gz -o " + dir.path() + "/s.json");
   EXPECT_EQ(run.status, 0) << run.out;
 }
 

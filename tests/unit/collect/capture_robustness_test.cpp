@@ -24,7 +24,8 @@ size_t count_unavailable(const Json& node) {
       count += key == "unavailable" && value.is_object() ? value.size() : count_unavailable(value);
     }
   } else if (node.is_array()) {
-    for (const auto& value : node) count += count_unavailable(value);
+    for (const auto& value : node)
+      count += count_unavailable(value);
   }
   return count;
 }
@@ -37,7 +38,8 @@ void damage_every_file(const std::string& dir, const std::function<void(const fs
       files.push_back(entry.path());
     }
   }
-  for (const auto& file : files) damage(file);
+  for (const auto& file : files)
+    damage(file);
 }
 
 std::string content_of(const fs::path& file) {
@@ -57,8 +59,8 @@ class DamagedDump : public ::testing::Test {
     for (const auto& name : names) {
       SCOPED_TRACE(name);
       testing::TempDir copy;
-      const std::string archive = testing::source_dir() + "/tests/fixtures/sysroots/" + name +
-                                  ".tar.gz";
+      const std::string archive =
+          testing::source_dir() + "/tests/fixtures/sysroots/" + name + ".tar.gz";
       ASSERT_TRUE(extract_tar_gz(archive, copy.path()).ok());
       const Json intact = capture_snapshot(SysRoot(copy.path()));
       damage_every_file(copy.path(), damage);

@@ -14,7 +14,8 @@ using testing::TempDir;
 
 TEST(SysRoot, ReadsBelowRootAndResolvesRelativeSymlinksInside) {
   TempDir tree;
-  tree.write("sys/devices/pci0000:00/0000:00:01.0/block/vda/queue/scheduler", "[none] mq-deadline\n");
+  tree.write("sys/devices/pci0000:00/0000:00:01.0/block/vda/queue/scheduler",
+             "[none] mq-deadline\n");
   tree.symlink("sys/block/vda", "../devices/pci0000:00/0000:00:01.0/block/vda");
   SysRoot root(tree.path());
   auto value = root.read_value("/sys/block/vda/queue/scheduler");
@@ -117,7 +118,8 @@ TEST(SysRoot, ManifestReplaysErrorsAndUnreadListings) {
   auto unread = root.read("/sys/block/vda/queue/extra");
   ASSERT_FALSE(unread.ok());
   EXPECT_EQ(unread.error().code, ENODATA);
-  for (const auto& name : root.list("/").value_or({})) EXPECT_NE(name, kDumpManifest);
+  for (const auto& name : root.list("/").value_or({}))
+    EXPECT_NE(name, kDumpManifest);
 }
 
 TEST(SysRoot, DamagedManifestIsIgnored) {

@@ -32,8 +32,7 @@ TEST(Tarball, RefusesMembersThatEscape) {
     auto bytes = make_tar_gz({member});
     ASSERT_TRUE(bytes.ok());
     ASSERT_TRUE(write_file_atomically(dir.path() + "/t.tar.gz", *bytes).ok());
-    EXPECT_FALSE(extract_tar_gz(dir.path() + "/t.tar.gz", dir.path() + "/out").ok())
-        << member.path;
+    EXPECT_FALSE(extract_tar_gz(dir.path() + "/t.tar.gz", dir.path() + "/out").ok()) << member.path;
   }
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/evil"));
 }

@@ -1,0 +1,40 @@
+#include "report/summary.h"
+
+#include <gtest/gtest.h>
+
+#include "collect/capture.h"
+#include "support/fixtures.h"
+
+namespace kdrift {
+namespace {
+
+std::string summary_of(const std::string& fixture) {
+  return render_summary(capture_snapshot(SysRoot(testing::fixture_sysroot(fixture))), false);
+}
+
+TEST(Summary, ShowsTheIommuModeInEffectPerDevice) {
+  const std::string strict = summary_of("intel-strict");
+  EXPECT_NE(strict.find("nvme0n1"), std::string::npos) << strict;
+  EXPECT_NE(strict.find("translated-strict"), std::string::npos) << strict;
+  EXPECT_NE(summary_of("intel-pt").find("passthrough"), std::string::npos);
+  EXPECT_NE(summary_of("intel-lazy").find("translated-lazy"), std::string::npos);
+}
+
+TEST(Summary, ShowsPollQueuesAndTheBlockTable) {
+  const std::string text = summary_of("poll-queues-2");
+  EXPECT_NE(text.find("poll_queues=2"), std::string::npos) << text;
+  EXPECT_NE(text.find("2/0/2"), std::string::npos) << text;
+  EXPECT_NE(text.find("Block queues"), std::string::npos);
+}
+
+TEST(Summary, NoColourEscapesWhenNotATerminal) {
+  EXPECT_EQ(summary_of("no-iommu").find('\033'), std::string::npos);
+}
+
+TEST(Summary, EmptySnapshotStillRenders) {
+  const std::string text = render_summary(Json::object(), true);
+  EXPECT_NE(text.find("Kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kdrift
