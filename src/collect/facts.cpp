@@ -74,18 +74,15 @@ bool put_sectors(Json& section, std::string_view key, const SysRoot& root, std::
 
 Json read_attribute_directory(const SysRoot& root, std::string_view directory) {
   Json attributes = Json::object();
-  auto names = root.list(directory);
-  if (!names) {
-    mark_unavailable(attributes, "*", names.error());
+  auto entries = root.list_entries(directory);
+  if (!entries) {
+    mark_unavailable(attributes, "*", entries.error());
     return attributes;
   }
   const std::string base(directory);
-  for (const auto& name : *names) {
-    const std::string path = base + "/" + name;
-    const auto kind = root.kind(path);
-    if (kind.ok() && *kind == EntryKind::kDirectory) continue;
-    if (kind.ok() && *kind == EntryKind::kSymlink) continue;
-    put_value(attributes, name, root, path);
+  for (const auto& entry : *entries) {
+    if (entry.kind == EntryKind::kDirectory || entry.kind == EntryKind::kSymlink) continue;
+    put_value(attributes, entry.name, root, base + "/" + entry.name);
   }
   return attributes;
 }

@@ -16,7 +16,7 @@ Json collect_kernel(const SysRoot& root) {
   // and BPF are allowed, which later stages need to know.
   put_text(kernel, "lockdown", root, "/sys/kernel/security/lockdown");
 
-  if (auto raw = root.read("/proc/cmdline")) {
+  if (auto raw = root.read_shared("/proc/cmdline")) {
     kernel["cmdline"] = cmdline_to_json(*raw, parse_cmdline(*raw));
   } else {
     mark_unavailable(kernel, "cmdline", raw.error());

@@ -18,6 +18,28 @@
 namespace kdrift {
 namespace {
 
+EntryKind kind_of_mode(mode_t mode) {
+  if (S_ISLNK(mode)) return EntryKind::kSymlink;
+  if (S_ISDIR(mode)) return EntryKind::kDirectory;
+  if (S_ISREG(mode)) return EntryKind::kFile;
+  return EntryKind::kOther;
+}
+
+std::optional<EntryKind> kind_of_dirent(unsigned char type) {
+  switch (type) {
+    case DT_LNK:
+      return EntryKind::kSymlink;
+    case DT_DIR:
+      return EntryKind::kDirectory;
+    case DT_REG:
+      return EntryKind::kFile;
+    case DT_UNKNOWN:
+      return std::nullopt;
+    default:
+      return EntryKind::kOther;
+  }
+}
+
 // As the kernel's own limit on nested symlinks: beyond this a tree has a loop.
 constexpr int kMaxSymlinkHops = 40;
 
@@ -158,17 +180,8 @@ Result<EntryKind> SysRoot::kind(std::string_view path) const {
   if (!resolved) return resolved.error();
   struct stat st {};
   if (::lstat(under_root(*resolved).c_str(), &st) != 0) return make_error(errno, *resolved);
-  if (S_ISLNK(st.st_mode)) {
-    if (log_ != nullptr) {
-      char target[4096];
-      const auto length = ::readlink(under_root(*resolved).c_str(), target, sizeof target);
-      if (length >= 0) log_->symlink(*resolved, std::string(target, static_cast<size_t>(length)));
-    }
-    return EntryKind::kSymlink;
-  }
-  if (S_ISDIR(st.st_mode)) return EntryKind::kDirectory;
-  if (S_ISREG(st.st_mode)) return EntryKind::kFile;
-  return EntryKind::kOther;
+  if (S_ISLNK(st.st_mode) && log_ != nullptr) record_symlink(*resolved);
+  return kind_of_mode(st.st_mode);
 }
 
 Result<std::string> SysRoot::link_target(std::string_view path) const {
@@ -247,6 +260,16 @@ Result<std::string> SysRoot::read_value(std::string_view path) const {
 }
 
 Result<std::vector<std::string>> SysRoot::list(std::string_view path) const {
+  auto entries = list_entries(path);
+  if (!entries) return entries.error();
+  std::vector<std::string> names;
+  names.reserve(entries->size());
+  for (auto& entry : *entries)
+    names.push_back(std::move(entry.name));
+  return names;
+}
+
+Result<std::vector<DirEntry>> SysRoot::list_entries(std::string_view path) const {
   const std::string requested(path);
   if (const int* code = replayed_failure(path)) return make_error(*code, requested);
   auto resolved = resolve_impl(path, /*follow_last=*/true);
@@ -254,44 +277,64 @@ Result<std::vector<std::string>> SysRoot::list(std::string_view path) const {
     if (resolved.error().code != ENOENT) return fail(requested, resolved.error().code);
     return resolved.error();
   }
-  UniqueDir dir(::opendir(under_root(*resolved).c_str()));
+  const std::string directory = under_root(*resolved);
+  UniqueDir dir(::opendir(directory.c_str()));
   if (!dir) return fail(requested, errno);
-  std::vector<std::string> names;
+  std::vector<DirEntry> entries;
   errno = 0;
   while (const dirent* entry = ::readdir(dir.get())) {
     const std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
     if (!live() && *resolved == "/" && name == kDumpManifest) continue;
-    names.emplace_back(name);
+    auto kind = kind_of_dirent(entry->d_type);
+    if (!kind) {
+      // Filesystems without d_type (some overlay and network mounts) need the lstat.
+      struct stat st {};
+      const std::string child = directory + "/" + std::string(name);
+      kind = ::lstat(child.c_str(), &st) == 0 ? kind_of_mode(st.st_mode) : EntryKind::kOther;
+    }
+    entries.push_back({std::string(name), *kind});
+    errno = 0;
   }
   if (errno != 0) return fail(requested, errno);
   if (const auto unread = replayed_unread_.find(*resolved); unread != replayed_unread_.end()) {
-    names.insert(names.end(), unread->second.begin(), unread->second.end());
+    for (const auto& name : unread->second)
+      entries.push_back({name, EntryKind::kFile});
   }
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  if (log_ != nullptr) {
-    log_->directory(*resolved);
-    for (const auto& name : names) {
-      const std::string child = join(*resolved, name);
-      struct stat st {};
-      if (::lstat(under_root(child).c_str(), &st) != 0) {
-        // A name a dump listed without reading it stays listed in a dump of that dump.
-        log_->listed_file(child);
-        continue;
-      }
-      if (S_ISLNK(st.st_mode)) {
-        char target[4096];
-        const auto length = ::readlink(under_root(child).c_str(), target, sizeof target);
-        if (length >= 0) log_->symlink(child, std::string(target, static_cast<size_t>(length)));
-      } else if (S_ISDIR(st.st_mode)) {
-        log_->directory(child);
-      } else {
-        log_->listed_file(child);
-      }
+  std::sort(entries.begin(), entries.end(),
+            [](const DirEntry& a, const DirEntry& b) { return a.name < b.name; });
+  entries.erase(std::unique(entries.begin(), entries.end(),
+                            [](const DirEntry& a, const DirEntry& b) { return a.name == b.name; }),
+                entries.end());
+  if (log_ != nullptr) record_listing(*resolved, entries);
+  return entries;
+}
+
+void SysRoot::record_symlink(const std::string& resolved) const {
+  char target[4096];
+  const auto length = ::readlink(under_root(resolved).c_str(), target, sizeof target);
+  if (length >= 0) log_->symlink(resolved, std::string(target, static_cast<size_t>(length)));
+}
+
+void SysRoot::record_listing(const std::string& resolved,
+                             const std::vector<DirEntry>& entries) const {
+  log_->directory(resolved);
+  for (const auto& entry : entries) {
+    const std::string child = join(resolved, entry.name);
+    struct stat st {};
+    if (::lstat(under_root(child).c_str(), &st) != 0) {
+      // A name a dump listed without reading it stays listed in a dump of that dump.
+      log_->listed_file(child);
+      continue;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      record_symlink(child);
+    } else if (S_ISDIR(st.st_mode)) {
+      log_->directory(child);
+    } else {
+      log_->listed_file(child);
     }
   }
-  return names;
 }
 
 Result<std::string> SysRoot::read_kmsg() const {

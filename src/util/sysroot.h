@@ -21,6 +21,11 @@ class AccessLog;
 
 enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
 
+struct DirEntry {
+  std::string name;
+  EntryKind kind;
+};
+
 // Name of the manifest a dump carries at its top: errors and unread listings to replay.
 inline constexpr std::string_view kDumpManifest = "kdrift-sysroot.json";
 
@@ -45,6 +50,10 @@ class SysRoot {
   Result<std::string> read_value(std::string_view path) const;
   // Entry names of a directory, sorted, without "." and "..".
   Result<std::vector<std::string>> list(std::string_view path) const;
+  // list() with each entry's kind (not following symlinks), taken from the directory listing
+  // itself: a sysfs queue/ directory has ~60 attributes, and an lstat per name doubles its cost.
+  // Names a dump listed without reading come back as files.
+  Result<std::vector<DirEntry>> list_entries(std::string_view path) const;
   // Target of the symlink at path (its last component is not followed).
   Result<std::string> link_target(std::string_view path) const;
   // Canonical path (as on the host) of what path points to, every symlink resolved inside root.
@@ -81,6 +90,8 @@ class SysRoot {
   Result<std::string> read_resolved(const std::string& path, const std::string& resolved,
                                     size_t max_bytes, bool head_only) const;
   Error fail(const std::string& path, int code) const;
+  void record_symlink(const std::string& resolved) const;
+  void record_listing(const std::string& resolved, const std::vector<DirEntry>& entries) const;
   const int* replayed_failure(std::string_view path) const;
   void load_manifest();
 

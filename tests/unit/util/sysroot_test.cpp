@@ -102,6 +102,25 @@ TEST(SysRoot, ListIsSortedAndRecordsKinds) {
   EXPECT_EQ(log.directories().count("/sys/block/aa"), 1u);
 }
 
+TEST(SysRoot, ListEntriesGivesKindsWithoutFollowingLinks) {
+  TempDir tree;
+  tree.write("sys/block/vda/queue/nr_requests", "64\n");
+  tree.mkdir("sys/block/vda/queue/iosched");
+  tree.symlink("sys/block/vda/queue/link", "nr_requests");
+  tree.write("kdrift-sysroot.json", R"({"unread": ["/sys/block/vda/queue/extra"]})");
+  SysRoot root(tree.path());
+  auto entries = root.list_entries("/sys/block/vda/queue");
+  ASSERT_TRUE(entries.ok()) << entries.error().describe();
+  std::vector<std::pair<std::string, EntryKind>> seen;
+  for (const auto& entry : *entries)
+    seen.emplace_back(entry.name, entry.kind);
+  EXPECT_EQ(seen,
+            (std::vector<std::pair<std::string, EntryKind>>{{"extra", EntryKind::kFile},
+                                                            {"iosched", EntryKind::kDirectory},
+                                                            {"link", EntryKind::kSymlink},
+                                                            {"nr_requests", EntryKind::kFile}}));
+}
+
 TEST(SysRoot, ManifestReplaysErrorsAndUnreadListings) {
   TempDir tree;
   tree.write("sys/block/vda/queue/nr_requests", "64\n");
