@@ -4,8 +4,10 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/probe_arguments.h"
 #include "cli/sysroot_argument.h"
 #include "collect/capture.h"
+#include "report/probe_text.h"
 #include "report/summary.h"
 #include "util/fatal.h"
 
@@ -15,6 +17,7 @@ namespace {
 struct AuditArguments {
   std::string root = "/";
   std::string snapshot_output;
+  ProbeArguments probe;
 };
 
 }  // namespace
@@ -26,11 +29,22 @@ void register_audit(CLI::App& app, int& exit_status) {
   command->add_option("--root", args->root,
                       "Audit DIR (or a dump archive) instead of the live host");
   command->add_option("--snapshot", args->snapshot_output, "Also write the snapshot to FILE");
+  command->add_option("--probe", args->probe.profile,
+                      "Probe profile to run on the live host (default quick; none to skip)");
+  args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
     const SysrootArgument root(args->root);
-    const Json snapshot = capture_snapshot(SysRoot(root.directory()));
+    Json snapshot = capture_snapshot(SysRoot(root.directory()));
+    const bool probe = args->probe.profile != "none" && args->root == "/";
+    if (probe) {
+      const Profile profile = args->probe.resolve_profile();
+      snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
+    }
     if (!args->snapshot_output.empty()) write_output(args->snapshot_output, to_text(snapshot));
-    write_output("", render_summary(snapshot, isatty(STDOUT_FILENO) != 0));
+    const bool colour = isatty(STDOUT_FILENO) != 0;
+    std::string text = render_summary(snapshot, colour);
+    if (probe) text += "\n" + render_probe_text(snapshot["probe"], colour);
+    write_output("", text);
     exit_status = kExitClean;
   });
 }

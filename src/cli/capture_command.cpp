@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/probe_arguments.h"
 #include "cli/sysroot_argument.h"
 #include "collect/capture.h"
 #include "util/fatal.h"
@@ -12,6 +13,7 @@ namespace {
 struct CaptureArguments {
   std::string root = "/";
   std::string output;
+  ProbeArguments probe;
 };
 
 }  // namespace
@@ -23,9 +25,20 @@ void register_capture(CLI::App& app, int& exit_status) {
                       "Read proc/, sys/, boot/ below DIR (or a dump-sysroot archive) instead of "
                       "the live host");
   command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
+  args->probe.profile = "none";
+  command->add_option("--probe", args->probe.profile,
+                      "Also run this probe profile (name or TOML file) on the live host; "
+                      "none by default");
+  args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
     const SysrootArgument root(args->root);
-    write_output(args->output, to_text(capture_snapshot(SysRoot(root.directory()))));
+    Json snapshot = capture_snapshot(SysRoot(root.directory()));
+    if (args->probe.profile != "none") {
+      if (args->root != "/") throw FatalError("--probe measures the live host; not with --root");
+      const Profile profile = args->probe.resolve_profile();
+      snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
+    }
+    write_output(args->output, to_text(snapshot));
     exit_status = kExitClean;
   });
 }

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   kdrift::register_capture(app, status);
   kdrift::register_audit(app, status);
   kdrift::register_dump_sysroot(app, status);
+  kdrift::register_probe(app, status);
+  kdrift::register_import_fio(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -1,7 +1,6 @@
 #include "collect/capture.h"
 
 #include <chrono>
-#include <ctime>
 #include <string_view>
 
 #include "collect/block.h"
@@ -15,7 +14,6 @@
 #include "collect/nvme.h"
 #include "collect/pci.h"
 #include "collect/sysctl.h"
-#include "util/version.h"
 
 namespace kdrift {
 namespace {
@@ -39,15 +37,6 @@ constexpr Collector kCollectors[] = {
     {"environment", collect_environment},
 };
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
 }  // namespace
 
 Json capture_snapshot(const SysRoot& root) {
@@ -55,7 +44,7 @@ Json capture_snapshot(const SysRoot& root) {
   const auto micros = [](Clock::duration d) {
     return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
   };
-  Json snapshot = {{"schema", kSnapshotSchema}};
+  Json snapshot = new_snapshot();
   Json timings = Json::object();
   const auto started = Clock::now();
   for (const auto& collector : kCollectors) {
@@ -63,15 +52,11 @@ Json capture_snapshot(const SysRoot& root) {
     snapshot[std::string(collector.section)] = collector.collect(root);
     timings[std::string(collector.section)] = micros(Clock::now() - begin);
   }
-  snapshot[std::string(kCaptureMetaSection)] = {
-      {"tool", "kdrift"},
-      {"version", kKdriftVersion},
-      {"root", root.root()},
-      {"live", root.live()},
-      {"captured_at", utc_now()},
-      {"duration_us", micros(Clock::now() - started)},
-      {"collector_us", std::move(timings)},
-  };
+  Json& meta = snapshot[std::string(kCaptureMetaSection)];
+  meta["root"] = root.root();
+  meta["live"] = root.live();
+  meta["duration_us"] = micros(Clock::now() - started);
+  meta["collector_us"] = std::move(timings);
   return snapshot;
 }
 

@@ -133,8 +133,13 @@ std::map<std::string, std::vector<std::string>> block_device_parents(const SysRo
   return parents;
 }
 
+struct StorageMatch {
+  std::string reason;
+  std::vector<std::string> block_devices;  // known only when matched through the device name
+};
+
 // Why the row counts as a storage queue, or nullopt.
-std::optional<std::string> storage_match(
+std::optional<StorageMatch> storage_match(
     std::string_view name, const std::map<std::string, std::vector<std::string>>& parents) {
   for (const auto& [parent, devices] : parents) {
     // "virtio1-req.0" and "nvme0q3" belong to virtio1 and nvme0; "virtio10-..." does not.
@@ -147,11 +152,11 @@ std::optional<std::string> storage_match(
     for (const auto& device : devices) {
       reason += " " + device;
     }
-    return reason;
+    return StorageMatch{reason, devices};
   }
-  if (is_virtio_request_queue(name)) return "virtio request queue";
+  if (is_virtio_request_queue(name)) return StorageMatch{"virtio request queue", {}};
   for (const auto word : kStorageWords) {
-    if (name.find(word) != std::string_view::npos) return std::string(word);
+    if (name.find(word) != std::string_view::npos) return StorageMatch{std::string(word), {}};
   }
   return std::nullopt;
 }
@@ -198,12 +203,13 @@ void put_counts(Json& entry, const Row& row, size_t columns) {
   }
 }
 
-Json storage_entry(const Row& row, std::string matched_by, size_t columns, const SysRoot& root) {
+Json storage_entry(const Row& row, StorageMatch match, size_t columns, const SysRoot& root) {
   Json entry = {{"irq", row.irq},
                 {"chip", std::string(row.chip)},
                 {"type", std::string(row.type)},
                 {"name", std::string(row.name)},
-                {"matched_by", std::move(matched_by)}};
+                {"matched_by", std::move(match.reason)},
+                {"block_devices", std::move(match.block_devices)}};
   put_counts(entry, row, columns);
   const std::string dir = "/proc/irq/" + std::to_string(row.irq);
   put_affinity(entry, root, dir);
@@ -240,8 +246,8 @@ Json collect_irq(const SysRoot& root) {
     const auto row = parse_row(content.substr(start, end - start), columns);
     start = end + 1;
     if (!row) continue;
-    if (auto matched_by = storage_match(row->name, parents)) {
-      storage.emplace_back(row->irq, storage_entry(*row, std::move(*matched_by), columns, root));
+    if (auto match = storage_match(row->name, parents)) {
+      storage.emplace_back(row->irq, storage_entry(*row, std::move(*match), columns, root));
     }
   }
   std::sort(storage.begin(), storage.end(),

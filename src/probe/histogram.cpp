@@ -10,6 +10,7 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
     counts_[i] += other.counts_[i];
   total_ += other.total_;
   sum_ += other.sum_;
+  sum_squares_ += other.sum_squares_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
 }
@@ -49,6 +50,13 @@ std::vector<LatencyHistogram::Bucket> LatencyHistogram::non_empty() const {
     buckets.push_back({low, high, counts_[bucket]});
   }
   return buckets;
+}
+
+double LatencyHistogram::stddev() const {
+  if (total_ == 0) return 0.0;
+  const double average = mean();
+  const double variance = sum_squares_ / static_cast<double>(total_) - average * average;
+  return variance > 0 ? std::sqrt(variance) : 0.0;
 }
 
 }  // namespace kdrift

@@ -24,6 +24,7 @@ class LatencyHistogram {
     ++counts_[bucket_of(nanoseconds)];
     ++total_;
     sum_ += nanoseconds;
+    sum_squares_ += static_cast<double>(nanoseconds) * static_cast<double>(nanoseconds);
     if (nanoseconds < min_) min_ = nanoseconds;
     if (nanoseconds > max_) max_ = nanoseconds;
   }
@@ -33,6 +34,8 @@ class LatencyHistogram {
   uint64_t min() const { return total_ == 0 ? 0 : min_; }
   uint64_t max() const { return max_; }
   double mean() const { return total_ == 0 ? 0.0 : static_cast<double>(sum_) / total_; }
+  // Population standard deviation, as fio reports it.
+  double stddev() const;
   // Nearest-rank percentile (the smallest recorded value with at least p % of samples at or
   // below it), reported as its bucket's midpoint clamped to [min, max]. 0 when empty.
   uint64_t percentile(double p) const;
@@ -61,6 +64,7 @@ class LatencyHistogram {
   std::vector<uint64_t> counts_;
   uint64_t total_ = 0;
   uint64_t sum_ = 0;
+  double sum_squares_ = 0;
   uint64_t min_ = UINT64_MAX;
   uint64_t max_ = 0;
 };

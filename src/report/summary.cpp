@@ -4,60 +4,12 @@
 #include <sstream>
 #include <vector>
 
+#include "report/text_table.h"
+
 namespace kdrift {
 namespace {
 
 constexpr size_t kMaxUnavailableLines = 40;
-
-std::string text_of(const Json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-// The value at a path of object keys, or nullptr when any step is missing.
-const Json* at(const Json& root, std::initializer_list<std::string_view> keys) {
-  const Json* node = &root;
-  for (const auto key : keys) {
-    if (!node->is_object()) return nullptr;
-    const auto it = node->find(std::string(key));
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
-}
-
-std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
-                    std::string_view missing = "?") {
-  const Json* value = at(root, keys);
-  return value != nullptr ? text_of(*value) : std::string(missing);
-}
-
-// Fixed-width columns: what a storage engineer scans down.
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  bool empty() const { return rows_.size() == 1; }
-  void render(std::ostream& out) const {
-    std::vector<size_t> widths(rows_.front().size(), 0);
-    for (const auto& row : rows_) {
-      for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-        widths[i] = std::max(widths[i], row[i].size());
-      }
-    }
-    for (const auto& row : rows_) {
-      out << "  ";
-      for (size_t i = 0; i < row.size(); ++i) {
-        out << row[i];
-        if (i + 1 < row.size()) out << std::string(widths[i] - row[i].size() + 2, ' ');
-      }
-      out << "\n";
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
 
 void collect_unavailable(const Json& node, const std::string& prefix,
                          std::vector<std::string>& lines) {

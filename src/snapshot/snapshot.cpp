@@ -1,6 +1,21 @@
 #include "snapshot/snapshot.h"
 
+#include <ctime>
+
+#include "util/version.h"
+
 namespace kdrift {
+
+Json new_snapshot() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return {{"schema", kSnapshotSchema},
+          {std::string(kCaptureMetaSection),
+           {{"tool", "kdrift"}, {"version", kKdriftVersion}, {"captured_at", text}}}};
+}
 
 // Sysfs text is not always UTF-8 (garbage values, odd DMI strings): replace such bytes rather
 // than throw.

@@ -18,6 +18,10 @@ inline constexpr std::string_view kSnapshotSchema = "kdrift.snapshot/1";
 // files (timings, the tool's own version): left out when two captures are compared for equality.
 inline constexpr std::string_view kCaptureMetaSection = "capture";
 
+// {"schema", "capture": {tool, version, captured_at}}: the envelope every snapshot starts from,
+// a full capture or a probe-only document.
+Json new_snapshot();
+
 // Serialises with two-space indentation and a final newline; invalid UTF-8 is replaced, so
 // serialising never throws.
 std::string to_text(const Json& snapshot);

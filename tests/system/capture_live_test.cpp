@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "collect/capture.h"
+#include "support/system.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -33,13 +34,10 @@ TEST(LiveCapture, ConfigIoUringMatchesProcConfig) {
   if (access("/proc/config.gz", R_OK) != 0) GTEST_SKIP() << "no /proc/config.gz on this kernel";
   const Json snapshot = capture_snapshot(SysRoot("/"));
   ASSERT_EQ(snapshot["kernel"]["config"]["source"], "/proc/config.gz");
-  FILE* pipe = popen("zcat /proc/config.gz | grep -E '^(# )?CONFIG_IO_URING[= ]'", "r");
-  ASSERT_NE(pipe, nullptr);
-  char line[256] = {};
-  const bool got = fgets(line, sizeof line, pipe) != nullptr;
-  pclose(pipe);
-  ASSERT_TRUE(got);
-  const std::string expected = std::string(line).find("=y") != std::string::npos ? "y" : "n";
+  const auto line =
+      testing::run_command("zcat /proc/config.gz | grep -E '^(# )?CONFIG_IO_URING[= ]'", true);
+  ASSERT_EQ(line.status, 0);
+  const std::string expected = line.out.find("=y") != std::string::npos ? "y" : "n";
   EXPECT_EQ(snapshot["kernel"]["config"]["symbols"]["CONFIG_IO_URING"], expected);
 }
 

@@ -5,31 +5,21 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "snapshot/snapshot.h"
 #include "support/fixtures.h"
+#include "support/system.h"
 
 namespace kdrift {
 namespace {
 
-struct KdriftRun {
-  int status;
-  std::string out;
-};
+using KdriftRun = testing::CommandRun;
 
 KdriftRun kdrift(const std::string& arguments) {
-  const std::string command = testing::kdrift_binary() + " " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, {}};
-  std::string out;
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0)
-    out.append(buffer, got);
-  const int raw = pclose(pipe);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, out};
+  return testing::run_kdrift(arguments);
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
@@ -76,10 +66,15 @@ TEST(Cli, GarbageArchiveIsAnInputError) {
   EXPECT_NE(run.out.find("bad.tar.gz"), std::string::npos) << run.out;
 }
 
-TEST(Cli, AuditPrintsASummary) {
-  const KdriftRun run = kdrift("audit");
+TEST(Cli, AuditPrintsASummaryAndProbesTheCurrentDirectory) {
+  testing::TempDir dir;
+  const KdriftRun run =
+      testing::run_command("cd " + dir.path() + " && " + testing::kdrift_binary() + " audit");
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_NE(run.out.find("Kernel"), std::string::npos);
+  EXPECT_NE(run.out.find("What this boot can do"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("io_uring randread 4k qd32"), std::string::npos) << run.out;
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the probe file must not outlive audit";
 }
 
 }  // namespace

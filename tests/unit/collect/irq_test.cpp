@@ -91,6 +91,7 @@ TEST(IrqCollector, FirecrackerVirtioBlockQueuesAndConfigVector) {
                                      {"type", "1-edge"},
                                      {"name", "virtio1-req.0"},
                                      {"matched_by", "virtio1 of block device vda"},
+                                     {"block_devices", {"vda"}},
                                      {"counts", {0, 94109}},
                                      {"total", 94109},
                                      {"affinity", {1}},

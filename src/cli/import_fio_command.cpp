@@ -1,0 +1,34 @@
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "probe/fio_import.h"
+#include "util/fatal.h"
+
+namespace kdrift {
+namespace {
+
+struct ImportFioArguments {
+  std::string input;
+  std::string output;
+};
+
+}  // namespace
+
+void register_import_fio(CLI::App& app, int& exit_status) {
+  auto args = std::make_shared<ImportFioArguments>();
+  auto* command = app.add_subcommand(
+      "import-fio", "Turn fio --output-format=json results into a snapshot with a probe section");
+  command->add_option("file", args->input, "fio JSON output")->required();
+  command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
+  command->callback([args, &exit_status] {
+    auto section = import_fio(read_input(args->input), args->input);
+    if (!section) throw FatalError(section.error().describe());
+    Json document = new_snapshot();
+    document["probe"] = *section;
+    write_output(args->output, to_text(document));
+    exit_status = kExitClean;
+  });
+}
+
+}  // namespace kdrift

@@ -1,0 +1,40 @@
+#pragma once
+// The block device under a probe target, and whether writing to it could lose data.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+#include "util/sysroot.h"
+
+namespace kdrift {
+
+struct BlockDeviceRef {
+  unsigned major = 0;
+  unsigned minor = 0;
+  std::string name;   // "vda1"
+  std::string disk;   // "vda": the whole device, whose queue/ and mq/ hold the settings
+  std::string sysfs;  // resolved "/sys/devices/.../block/vda/vda1"
+  bool partition = false;
+};
+
+// /sys/dev/block/<major>:<minor>. An error for anonymous devices (btrfs subvolumes, overlayfs,
+// tmpfs: major 0), which have no block device of their own.
+Result<BlockDeviceRef> find_block_device(const SysRoot& root, dev_t device);
+
+// Every reason writing to the whole device would destroy data or disturb a user of it; empty
+// when it is safe. signature_probe names the filesystem, partition table or swap signature
+// libblkid finds on the device node (nullopt: none), or fails when it cannot tell.
+std::vector<std::string> write_refusals(const SysRoot& root, const BlockDeviceRef& device,
+                                        const Result<std::optional<std::string>>& signature);
+
+// libblkid's safe probe of superblocks (filesystems, swap, RAID members) and partition tables.
+Result<std::optional<std::string>> probe_signature(const std::string& device_node);
+
+// NUMA node of the device's controller, nullopt when it has none (virtual devices, one node).
+std::optional<int> device_numa_node(const SysRoot& root, const BlockDeviceRef& device);
+
+}  // namespace kdrift

@@ -1,0 +1,65 @@
+#pragma once
+// An I/O engine runs one job's loop: keep iodepth I/Os in flight against fd, time them, and
+// hand completions to the recorder until it says the window is over, then drain.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probe/io_pattern.h"
+#include "probe/job.h"
+#include "probe/recorder.h"
+#include "snapshot/snapshot.h"
+#include "util/result.h"
+
+namespace kdrift {
+
+// I/O buffers for every slot, aligned for O_DIRECT and filled with incompressible data.
+class BufferPool {
+ public:
+  BufferPool(uint32_t count, uint64_t size);
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+  ~BufferPool();
+  bool ok() const { return memory_ != nullptr; }
+  char* at(uint32_t slot) const { return memory_ + static_cast<uint64_t>(slot) * size_; }
+  uint32_t count() const { return count_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  char* memory_ = nullptr;
+  uint32_t count_;
+  uint64_t size_;
+};
+
+// An I/O that failed: the job stops, and the errno is kept for the capability report.
+struct IoFailure {
+  int code = 0;
+  std::string what;  // "io_uring_queue_init", "read at offset 4096", ...
+};
+
+// The failure of one I/O: its errno, or EIO for a short transfer.
+IoFailure transfer_failure(bool write, uint64_t offset, long result);
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // Runs the job; on failure the recorder keeps what completed before it.
+  virtual std::optional<IoFailure> run(IoPattern& pattern, Recorder& recorder) = 0;
+  // What the engine set up, for the report: ring flags accepted and dropped, queue sizes.
+  virtual Json setup() const = 0;
+};
+
+// Sets the engine up for the job on fd: ring or aio context creation failures come back with
+// their errno (EPERM when io_uring is disabled, ENOMEM for the memlock limit, EINVAL for flags
+// the kernel does not know).
+Result<std::unique_ptr<Engine>> make_engine(const JobSpec& job, int fd, BufferPool& buffers);
+
+Result<std::unique_ptr<Engine>> make_io_uring_engine(const JobSpec& job, int fd,
+                                                     BufferPool& buffers);
+Result<std::unique_ptr<Engine>> make_libaio_engine(const JobSpec& job, int fd, BufferPool& buffers);
+std::unique_ptr<Engine> make_sync_engine(const JobSpec& job, int fd, BufferPool& buffers);
+
+}  // namespace kdrift

@@ -1,0 +1,68 @@
+#pragma once
+// One probe job: an engine in one mode, one access pattern, one block size, one queue depth.
+// Profiles (profiles/*.toml) describe matrices of these; the runner executes them one by one.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+enum class EngineKind { kIoUring, kLibaio, kPsync, kPvsync2 };
+
+// An engine and its mode, spelled "io_uring+iopoll+sqpoll", "libaio", "pvsync2+hipri".
+struct EngineMode {
+  EngineKind kind = EngineKind::kIoUring;
+  bool iopoll = false;     // io_uring: IORING_SETUP_IOPOLL
+  bool sqpoll = false;     // io_uring: IORING_SETUP_SQPOLL
+  bool fixedbufs = false;  // io_uring: registered buffers
+  bool regfiles = false;   // io_uring: registered file
+  bool hipri = false;      // pvsync2: RWF_HIPRI
+
+  static Result<EngineMode> parse(std::string_view text);
+  std::string label() const;
+  // Polled completion (IOPOLL or RWF_HIPRI): needs poll queues on the device.
+  bool polled() const { return iopoll || hipri; }
+  // psync and pvsync2 have one I/O in flight whatever the profile asks.
+  bool synchronous() const { return kind == EngineKind::kPsync || kind == EngineKind::kPvsync2; }
+  bool operator==(const EngineMode&) const = default;
+};
+
+enum class Pattern { kRead, kWrite, kRandRead, kRandWrite, kRandRw };
+
+std::optional<Pattern> parse_pattern(std::string_view text);
+std::string_view pattern_name(Pattern pattern);
+bool pattern_writes(Pattern pattern);
+bool pattern_reads(Pattern pattern);
+bool pattern_random(Pattern pattern);
+
+struct JobSpec {
+  std::string workload;  // the profile workload this job came from
+  EngineMode engine;
+  Pattern rw = Pattern::kRandRead;
+  uint32_t rwmixread = 50;  // percent of reads in randrw
+  uint64_t block_size = 4096;
+  uint32_t iodepth = 1;
+  // fio's iodepth_batch_submit: I/Os prepared before each submit call (0: every free slot).
+  // 1 by default, as fio: on virtio-blk, bursts of a whole queue's worth cost a quarter of the
+  // IOPS at depth 16 against I/Os submitted as their slots free up.
+  uint32_t batch_submit = 1;
+  // fio's iodepth_batch_complete_min/max: completions waited for per reap (at least 1), and
+  // reaped at most per pass (0: all available).
+  uint32_t batch_complete_min = 1;
+  uint32_t batch_complete_max = 0;
+  std::chrono::microseconds ramp{0};
+  std::chrono::microseconds runtime{std::chrono::seconds(5)};
+  std::optional<int> sqpoll_cpu;
+
+  // "io_uring+iopoll randwrite 4k qd16": unique within a profile, stable across runs.
+  std::string name() const;
+  // Queue depth actually used (1 for the synchronous engines).
+  uint32_t effective_iodepth() const { return engine.synchronous() ? 1 : iodepth; }
+};
+
+}  // namespace kdrift

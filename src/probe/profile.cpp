@@ -1,0 +1,341 @@
+#include "probe/profile.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "util/embedded.h"
+#include "util/units.h"
+
+namespace kdrift {
+
+std::span<const EmbeddedText> embedded_profile_texts();
+
+namespace {
+
+constexpr uint32_t kMaxIodepth = 4096;
+
+// Errors carry "<file>:<line>: <what>", the shape editors and CI logs link to.
+class ProfileReader {
+ public:
+  explicit ProfileReader(const std::string& source) : source_(source) {}
+
+  Error error_at(const toml::node& node, const std::string& what) const {
+    return make_error(EINVAL,
+                      source_ + ":" + std::to_string(node.source().begin.line) + ": " + what);
+  }
+  Error error(const std::string& what) const { return make_error(EINVAL, source_ + ": " + what); }
+
+  Status check_keys(const toml::table& table, const std::set<std::string_view>& allowed,
+                    const std::string& where) const {
+    for (const auto& [key, node] : table) {
+      if (allowed.count(key.str()) == 0) {
+        return error_at(node, where + "unknown key \"" + std::string(key.str()) + "\"");
+      }
+    }
+    return ok_status();
+  }
+
+  // A scalar or a list of scalars, each turned into T by convert (nullopt = invalid).
+  template <typename T, typename Convert>
+  Result<std::vector<T>> list(const toml::node& node, const std::string& key,
+                              Convert convert) const {
+    std::vector<T> values;
+    auto one = [&](const toml::node& item) -> Status {
+      auto value = convert(item);
+      if (!value) return error_at(item, key + ": invalid value " + describe(item));
+      values.push_back(*value);
+      return ok_status();
+    };
+    if (const auto* array = node.as_array()) {
+      if (array->empty()) return error_at(node, key + ": empty list");
+      for (const auto& item : *array) {
+        if (auto status = one(item); !status) return status.error();
+      }
+    } else if (auto status = one(node); !status) {
+      return status.error();
+    }
+    return values;
+  }
+
+  template <typename T, typename Convert>
+  Result<T> single(const toml::node& node, const std::string& key, Convert convert) const {
+    auto values = list<T>(node, key, convert);
+    if (!values) return values.error();
+    if (values->size() != 1) return error_at(node, key + ": expected one value, not a list");
+    return values->front();
+  }
+
+ private:
+  static std::string describe(const toml::node& node) {
+    std::ostringstream out;
+    if (const auto* text = node.as_string()) {
+      out << '"' << text->get() << '"';
+    } else {
+      node.visit([&](const auto& value) { out << value; });
+    }
+    return out.str();
+  }
+
+  std::string source_;
+};
+
+std::optional<uint64_t> size_of(const toml::node& node) {
+  if (const auto* text = node.as_string()) return parse_size(text->get());
+  if (const auto* number = node.as_integer(); number != nullptr && number->get() > 0) {
+    return static_cast<uint64_t>(number->get());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::chrono::microseconds> duration_of(const toml::node& node) {
+  if (const auto* text = node.as_string()) return parse_duration(text->get());
+  if (const auto* number = node.as_integer(); number != nullptr && number->get() >= 0) {
+    return std::chrono::seconds(number->get());
+  }
+  return std::nullopt;
+}
+
+std::optional<uint32_t> count_of(const toml::node& node, uint32_t low, uint32_t high) {
+  const auto* number = node.as_integer();
+  if (number == nullptr || number->get() < low || number->get() > high) return std::nullopt;
+  return static_cast<uint32_t>(number->get());
+}
+
+std::optional<std::string> text_of(const toml::node& node) {
+  if (const auto* text = node.as_string()) return text->get();
+  return std::nullopt;
+}
+
+Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& table,
+                                size_t index) {
+  Workload workload;
+  workload.name = table["name"].value_or(std::string("workload") + std::to_string(index + 1));
+  const std::string where = "workload \"" + workload.name + "\": ";
+  if (auto status =
+          reader.check_keys(table,
+                            {"name", "engines", "rw", "rwmixread", "bs", "iodepth", "batch_submit",
+                             "batch_complete_min", "batch_complete_max", "ramp", "runtime"},
+                            where);
+      !status) {
+    return status.error();
+  }
+  for (const char* required : {"engines", "rw", "bs", "iodepth"}) {
+    if (!table.contains(required)) {
+      return reader.error_at(table, where + "missing \"" + required + "\"");
+    }
+  }
+  auto engine_names = reader.list<std::string>(*table.get("engines"), where + "engines", text_of);
+  if (!engine_names) return engine_names.error();
+  for (const auto& name : *engine_names) {
+    auto mode = EngineMode::parse(name);
+    if (!mode) return reader.error_at(*table.get("engines"), where + mode.error().context);
+    workload.engines.push_back(*mode);
+  }
+  auto rw = reader.single<Pattern>(*table.get("rw"), where + "rw", [](const toml::node& node) {
+    auto text = text_of(node);
+    return text ? parse_pattern(*text) : std::nullopt;
+  });
+  if (!rw) return rw.error();
+  workload.rw = *rw;
+  auto sizes = reader.list<uint64_t>(*table.get("bs"), where + "bs", [](const toml::node& node) {
+    auto size = size_of(node);
+    return size && *size % 512 == 0 ? size : std::nullopt;  // O_DIRECT needs sector multiples
+  });
+  if (!sizes) return sizes.error();
+  workload.block_sizes = *sizes;
+  auto depths =
+      reader.list<uint32_t>(*table.get("iodepth"), where + "iodepth",
+                            [](const toml::node& node) { return count_of(node, 1, kMaxIodepth); });
+  if (!depths) return depths.error();
+  workload.iodepths = *depths;
+
+  struct CountField {
+    const char* key;
+    uint32_t* field;
+    uint32_t low;
+    uint32_t high;
+  };
+  for (const auto& [key, field, low, high] :
+       {CountField{"rwmixread", &workload.rwmixread, 0, 100},
+        CountField{"batch_submit", &workload.batch_submit, 0, kMaxIodepth},
+        CountField{"batch_complete_min", &workload.batch_complete_min, 1, kMaxIodepth},
+        CountField{"batch_complete_max", &workload.batch_complete_max, 0, kMaxIodepth}}) {
+    if (const auto* node = table.get(key)) {
+      auto value = reader.single<uint32_t>(
+          *node, where + key, [&](const toml::node& item) { return count_of(item, low, high); });
+      if (!value) return value.error();
+      *field = *value;
+    }
+  }
+  for (const auto& [key, field] :
+       {std::pair{"ramp", &workload.ramp}, std::pair{"runtime", &workload.runtime}}) {
+    if (const auto* node = table.get(key)) {
+      auto value = reader.single<std::chrono::microseconds>(*node, where + key, duration_of);
+      if (!value) return value.error();
+      *field = *value;
+    }
+  }
+  return workload;
+}
+
+}  // namespace
+
+std::vector<JobSpec> Profile::jobs() const {
+  std::vector<JobSpec> out;
+  // psync at qd1 and qd16 is the same job, and overrides can make two workloads the same job:
+  // each runs once.
+  std::set<std::string> names;
+  for (const auto& workload : workloads) {
+    for (const auto& engine : workload.engines) {
+      for (const auto block_size : workload.block_sizes) {
+        for (const auto iodepth : workload.iodepths) {
+          JobSpec job;
+          job.workload = workload.name;
+          job.engine = engine;
+          job.rw = workload.rw;
+          job.rwmixread = workload.rwmixread;
+          job.block_size = block_size;
+          job.iodepth = engine.synchronous() ? 1 : iodepth;
+          job.batch_submit = workload.batch_submit;
+          job.batch_complete_min = std::min(workload.batch_complete_min, job.iodepth);
+          job.batch_complete_max = workload.batch_complete_max;
+          job.ramp = workload.ramp.value_or(ramp);
+          job.runtime = workload.runtime.value_or(runtime);
+          if (names.insert(job.name()).second) out.push_back(job);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool Profile::writes() const {
+  return std::any_of(workloads.begin(), workloads.end(),
+                     [](const Workload& workload) { return pattern_writes(workload.rw); });
+}
+
+void apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
+  if (overrides.ramp) profile.ramp = *overrides.ramp;
+  if (overrides.runtime) profile.runtime = *overrides.runtime;
+  if (overrides.file_size) profile.file_size = *overrides.file_size;
+  for (auto& workload : profile.workloads) {
+    if (overrides.engines) workload.engines = *overrides.engines;
+    if (overrides.rw) workload.rw = *overrides.rw;
+    if (overrides.rwmixread) workload.rwmixread = *overrides.rwmixread;
+    if (overrides.block_sizes) workload.block_sizes = *overrides.block_sizes;
+    if (overrides.iodepths) workload.iodepths = *overrides.iodepths;
+    if (overrides.batch_submit) workload.batch_submit = *overrides.batch_submit;
+    if (overrides.batch_complete_min) workload.batch_complete_min = *overrides.batch_complete_min;
+    if (overrides.batch_complete_max) workload.batch_complete_max = *overrides.batch_complete_max;
+    if (overrides.ramp) workload.ramp = overrides.ramp;
+    if (overrides.runtime) workload.runtime = overrides.runtime;
+  }
+}
+
+Result<Profile> parse_profile(std::string_view text, const std::string& name,
+                              const std::string& source) {
+  const ProfileReader reader(source);
+  toml::table document;
+  try {
+    document = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    return make_error(EINVAL, source + ":" + std::to_string(error.source().begin.line) + ":" +
+                                  std::to_string(error.source().begin.column) + ": " +
+                                  std::string(error.description()));
+  }
+  if (auto status = reader.check_keys(
+          document, {"description", "size", "ramp", "runtime", "precondition", "workload"}, "");
+      !status) {
+    return status.error();
+  }
+  Profile profile;
+  profile.name = name;
+  profile.source = source;
+  profile.description = document["description"].value_or(std::string());
+  if (const auto* node = document.get("size")) {
+    auto size = reader.single<uint64_t>(*node, "size", size_of);
+    if (!size) return size.error();
+    profile.file_size = *size;
+  }
+  for (const auto& [key, field] :
+       {std::pair{"ramp", &profile.ramp}, std::pair{"runtime", &profile.runtime}}) {
+    if (const auto* node = document.get(key)) {
+      auto value = reader.single<std::chrono::microseconds>(*node, key, duration_of);
+      if (!value) return value.error();
+      *field = *value;
+    }
+  }
+  if (const auto* node = document.get("precondition")) {
+    const auto value = node->value<std::string>();
+    if (value == "discard") {
+      profile.precondition = Precondition::kDiscard;
+    } else if (value != "none") {
+      return reader.error_at(*node, "precondition: expected \"none\" or \"discard\"");
+    }
+  }
+  const auto* workloads = document["workload"].as_array();
+  if (workloads == nullptr || workloads->empty()) {
+    return reader.error("no [[workload]] tables");
+  }
+  for (size_t index = 0; index < workloads->size(); ++index) {
+    const auto* table = (*workloads)[index].as_table();
+    if (table == nullptr) return reader.error_at((*workloads)[index], "workload is not a table");
+    auto workload = parse_workload(reader, *table, index);
+    if (!workload) return workload.error();
+    profile.workloads.push_back(std::move(*workload));
+  }
+  size_t expanded = 0;
+  for (const auto& workload : profile.workloads) {
+    Profile alone = profile;
+    alone.workloads = {workload};
+    expanded += alone.jobs().size();
+  }
+  if (expanded != profile.jobs().size()) {
+    return reader.error("two workloads give the same job; give them different parameters");
+  }
+  return profile;
+}
+
+Result<Profile> load_profile(const std::string& name_or_path) {
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".toml");
+  if (!is_path) {
+    for (const auto& [name, text] : embedded_profile_texts()) {
+      if (name == name_or_path) {
+        return parse_profile(text, std::string(name),
+                             "profiles/" + std::string(name) + ".toml (embedded)");
+      }
+    }
+    std::string known;
+    for (const auto& [name, text] : embedded_profile_texts()) {
+      known += (known.empty() ? "" : ", ") + std::string(name);
+    }
+    return make_error(ENOENT, "no profile \"" + name_or_path + "\" (built in: " + known +
+                                  "; or give a .toml file)");
+  }
+  std::ifstream in(name_or_path);
+  if (!in) return make_error(errno, name_or_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string stem = name_or_path.substr(name_or_path.rfind('/') + 1);
+  if (stem.ends_with(".toml")) stem.resize(stem.size() - 5);
+  return parse_profile(text.str(), stem, name_or_path);
+}
+
+Result<std::vector<Profile>> embedded_profiles() {
+  std::vector<Profile> profiles;
+  for (const auto& [name, text] : embedded_profile_texts()) {
+    auto profile = load_profile(std::string(name));
+    if (!profile) return profile.error();
+    profiles.push_back(std::move(*profile));
+  }
+  std::sort(profiles.begin(), profiles.end(),
+            [](const Profile& a, const Profile& b) { return a.name < b.name; });
+  return profiles;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,29 @@
+#include "probe/recorder.h"
+
+namespace kdrift {
+
+Recorder::Recorder(uint64_t start_ns, uint64_t ramp_ns, uint64_t runtime_ns, uint64_t block_size,
+                   std::function<void()> measure_start)
+    : block_size_(block_size),
+      measure_start_ns_(start_ns + ramp_ns),
+      end_ns_(start_ns + ramp_ns + runtime_ns),
+      next_sample_ns_(start_ns + ramp_ns),
+      measure_start_(std::move(measure_start)) {}
+
+void Recorder::advance(uint64_t now_ns) {
+  if (!measuring_) {
+    measuring_ = true;
+    if (measure_start_) measure_start_();
+    next_sample_ns_ = measure_start_ns_ + 1000000000ULL;
+    return;
+  }
+  // Whole seconds only: a partial last second would read as a dip in the whiskers.
+  while (now_ns >= next_sample_ns_ && next_sample_ns_ <= end_ns_) {
+    per_second_.push_back(window_ios_);
+    window_ios_ = 0;
+    next_sample_ns_ += 1000000000ULL;
+  }
+  if (next_sample_ns_ > end_ns_) next_sample_ns_ = UINT64_MAX;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,109 @@
+#include "report/probe_text.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "report/text_table.h"
+
+namespace kdrift {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// 1234567 -> "1.23M", 45678 -> "45.7k": IOPS columns stay narrow.
+std::string count(double value) {
+  if (value >= 1e6) return fixed(value / 1e6, 2) + "M";
+  if (value >= 1e4) return fixed(value / 1e3, 1) + "k";
+  return fixed(value, 0);
+}
+
+std::string micros(const Json& direction, const char* percentile) {
+  const Json* value = at(direction, {"clat_ns", "percentile", percentile});
+  if (value == nullptr || !value->is_number()) return "-";
+  return fixed(value->get<double>() / 1000.0, 1);
+}
+
+double number_at(const Json& node, std::initializer_list<std::string_view> keys) {
+  const Json* value = at(node, keys);
+  return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
+}
+
+}  // namespace
+
+std::string render_probe_text(const Json& probe, bool colour) {
+  const std::string bold = colour ? "\033[1m" : "";
+  const std::string reset = colour ? "\033[0m" : "";
+  std::ostringstream out;
+  out << bold << "Probe" << reset << ": profile " << text_at(probe, {"profile", "name"}) << " on "
+      << text_at(probe, {"target", "path"}) << " (" << text_at(probe, {"target", "kind"});
+  if (const Json* device = at(probe, {"target", "device", "name"}))
+    out << ", device " << text_of(*device);
+  if (const Json* node = at(probe, {"target", "numa_node"}); node != nullptr && !node->is_null()) {
+    out << ", NUMA node " << text_of(*node);
+  }
+  out << ")\n";
+  if (const Json* refusals = at(probe, {"target", "write_refusals"});
+      refusals != nullptr && refusals->is_array() && !refusals->empty()) {
+    out << "  read-only:";
+    for (const auto& reason : *refusals)
+      out << " " << text_of(reason) << ";";
+    out << "\n";
+  }
+
+  if (const Json* matrix = at(probe, {"capabilities"}); matrix != nullptr && matrix->is_object()) {
+    out << "\n" << bold << "What this boot can do" << reset << " (one canary read per mode)\n";
+    Table table({"mode", "status", "cause"});
+    for (const auto& [mode, entry] : matrix->items()) {
+      table.add({mode, text_at(entry, {"status"}), text_at(entry, {"cause"}, "")});
+    }
+    table.render(out);
+  }
+
+  out << "\n" << bold << "Jobs" << reset << " (latency: completion, microseconds)\n";
+  Table table({"job", "status", "IOPS", "MiB/s", "p50", "p99", "p99.9", "usr%", "sys%", "ios/call",
+               "dev KiB/req", "merged%"});
+  std::vector<std::string> notes;
+  const Json* jobs = at(probe, {"jobs"});
+  for (const auto& job : jobs != nullptr && jobs->is_array() ? *jobs : Json::array()) {
+    const std::string name = text_at(job, {"name"});
+    const std::string status = text_at(job, {"status"});
+    if (status == "skipped") notes.push_back(name + ": skipped, " + text_at(job, {"reason"}));
+    if (status == "failed") notes.push_back(name + ": " + text_at(job, {"failure", "cause"}));
+    if (const Json* doubt = at(job, {"polling_doubt"}))
+      notes.push_back(name + ": " + text_of(*doubt));
+    if (at(job, {"elapsed_s"}) == nullptr) {
+      table.add({name, status});
+      continue;
+    }
+    double iops = 0;
+    double bandwidth = 0;
+    const Json* main_direction = nullptr;
+    for (const char* direction : {"read", "write"}) {
+      if (const Json* stats = at(job, {direction})) {
+        iops += number_at(*stats, {"iops"});
+        bandwidth += number_at(*stats, {"bw_bytes"});
+        if (main_direction == nullptr || number_at(*stats, {"ios"}) > 0) main_direction = stats;
+      }
+    }
+    const Json empty = Json::object();
+    const Json& latency = main_direction != nullptr ? *main_direction : empty;
+    const Json* disk = at(job, {"diskstats"});
+    table.add({name, status, count(iops), fixed(bandwidth / (1 << 20), 1),
+               micros(latency, "50.000000"), micros(latency, "99.000000"),
+               micros(latency, "99.900000"), fixed(number_at(job, {"cpu", "usr_pct"}), 1),
+               fixed(number_at(job, {"cpu", "sys_pct"}), 1),
+               fixed(number_at(job, {"submit", "ios_per_call"}), 1),
+               disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
+               disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"});
+  }
+  table.render(out);
+  for (const auto& note : notes)
+    out << "  * " << note << "\n";
+  return out.str();
+}
+
+}  // namespace kdrift

@@ -1,0 +1,34 @@
+#pragma once
+// Helpers for the text reports: values at JSON paths, and fixed-width tables.
+
+#include <initializer_list>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "snapshot/snapshot.h"
+
+namespace kdrift {
+
+std::string text_of(const Json& value);
+
+// The value at a path of object keys, or nullptr when any step is missing.
+const Json* at(const Json& root, std::initializer_list<std::string_view> keys);
+
+std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
+                    std::string_view missing = "?");
+
+// Fixed-width columns: what a storage engineer scans down.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  bool empty() const { return rows_.size() == 1; }
+  void render(std::ostream& out) const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace kdrift

@@ -1,0 +1,25 @@
+#pragma once
+// Sizes and durations as people write them in fio job files and on the command line: "4k",
+// "128KiB", "32m", "1g"; "500ms", "5s", "1m", "2h". Binary multiples, as fio uses them.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kdrift {
+
+// Bytes. A bare number is bytes; k/m/g/t with an optional "b", "ib" or "iB" are powers of 1024.
+// nullopt on anything else, on zero-sized units and on overflow.
+std::optional<uint64_t> parse_size(std::string_view text);
+
+// A bare number is seconds (fio's convention); suffixes us, ms, s, m, h.
+std::optional<std::chrono::microseconds> parse_duration(std::string_view text);
+
+// The shortest exact spelling: 4096 -> "4k", 1048576 -> "1m", 1000 -> "1000".
+std::string format_size(uint64_t bytes);
+// 1500000us -> "1.5s", 250000us -> "250ms".
+std::string format_duration(std::chrono::microseconds duration);
+
+}  // namespace kdrift

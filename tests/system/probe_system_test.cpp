@@ -1,0 +1,235 @@
+// The probe against real devices this test creates: zram (bio-based), loop (blk-mq) and a file
+// in a temporary directory. Needs root; each test skips with the reason when it cannot set up.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "snapshot/snapshot.h"
+#include "support/fixtures.h"
+#include "support/system.h"
+
+namespace kdrift {
+namespace {
+
+using testing::LoopDevice;
+using testing::run_command;
+using testing::run_kdrift;
+using testing::ZramDevice;
+
+#define REQUIRE_ROOT() \
+  if (!testing::is_root()) GTEST_SKIP() << "needs root to create block devices"
+
+Json probe_json(const std::string& arguments) {
+  const auto run = run_kdrift("probe --format json " + arguments, true);
+  EXPECT_EQ(run.status, 0) << arguments << "\n" << run.out;
+  auto document = parse_snapshot(run.out, "probe output");
+  EXPECT_TRUE(document.ok()) << run.out;
+  return document.ok() ? (*document)["probe"] : Json::object();
+}
+
+const Json& job_named(const Json& probe, const std::string& name) {
+  static const Json missing = Json::object();
+  for (const auto& job : probe["jobs"]) {
+    if (job["name"] == name) return job;
+  }
+  ADD_FAILURE() << "no job " << name << " in " << probe["jobs"].dump(1);
+  return missing;
+}
+
+TEST(ProbeSystem, EveryModeOnZramCompletesAndMatchesDiskstats) {
+  REQUIRE_ROOT();
+  std::string reason;
+  auto zram = ZramDevice::create("256M", &reason);
+  if (!zram) GTEST_SKIP() << reason;
+  for (const std::string rw : {"randread", "randwrite"}) {
+    const Json probe = probe_json(
+        "--target " + zram->path() + " --allow-write --rw " + rw +
+        " --engine io_uring,io_uring+sqpoll,io_uring+fixedbufs+regfiles,libaio,psync,pvsync2"
+        " --bs 4k --iodepth 8 --runtime 300ms --ramp 100ms");
+    ASSERT_EQ(probe["jobs"].size(), 6u);
+    for (const auto& job : probe["jobs"]) {
+      ASSERT_EQ(job["status"], "ok") << job.dump(1);
+      const Json& stats = rw == "randread" ? job["read"] : job["write"];
+      EXPECT_GT(stats["ios"].get<uint64_t>(), 0u) << job["name"];
+      EXPECT_GT(stats["lat_ns"]["percentile"]["50.000000"].get<uint64_t>(), 0u) << job["name"];
+      // zram counts each bio; every 4K O_DIRECT I/O is one bio, and nothing else uses the device.
+      const Json& disk = job["diskstats"];
+      EXPECT_EQ(disk["device"], zram->name());
+      EXPECT_EQ(disk[rw == "randread" ? "reads" : "writes"], disk["probe_ios"]) << job.dump(1);
+      EXPECT_EQ(disk[rw == "randread" ? "writes" : "reads"], 0) << job.dump(1);
+      EXPECT_DOUBLE_EQ(disk["avg_request_bytes"].get<double>(), 4096.0);
+    }
+    if (rw == "randread") {
+      const Json& sqpoll = job_named(probe, "io_uring+sqpoll randread 4k qd8");
+      EXPECT_TRUE(sqpoll["cpu"].contains("sqpoll_thread_s")) << sqpoll["cpu"].dump();
+      EXPECT_EQ(job_named(probe, "psync randread 4k qd1")["iodepth"], 1);
+    }
+  }
+}
+
+TEST(ProbeSystem, IopollOnBioBasedAndLoopDevicesIsExplained) {
+  REQUIRE_ROOT();
+  std::string reason;
+  auto zram = ZramDevice::create("64M", &reason);
+  if (!zram) GTEST_SKIP() << reason;
+  testing::TempDir dir;
+  ASSERT_EQ(run_command("truncate -s 64M " + dir.path() + "/backing").status, 0);
+  auto loop = LoopDevice::create(dir.path() + "/backing", &reason);
+  if (!loop) GTEST_SKIP() << reason;
+  for (const auto* device : {&zram->path(), &loop->path()}) {
+    const Json probe = probe_json("--target " + *device +
+                                  " --engine io_uring+iopoll --rw randread --runtime 200ms "
+                                  "--ramp 0s --iodepth 4");
+    // Polling a device without poll queues either fails with EOPNOTSUPP or quietly completes
+    // by interrupt, I/O by I/O: on zram the first reads may complete inline and later ones fail.
+    const Json& canary = probe["capabilities"]["io_uring+iopoll"];
+    if (canary["status"] == "failed") {
+      EXPECT_EQ(canary["errno"], EOPNOTSUPP) << canary.dump();
+    } else {
+      EXPECT_EQ(canary["status"], "ok-without-polling") << canary.dump();
+    }
+    const Json& job = probe["jobs"][0];
+    if (job["status"] == "failed") {
+      EXPECT_EQ(job["failure"]["errno"], EOPNOTSUPP) << job.dump(1);
+    } else {
+      EXPECT_TRUE(job.contains("polling_doubt")) << job.dump(1);
+    }
+    const std::string cause = canary["cause"].get<std::string>();
+    const bool is_zram = device == &zram->path();
+    EXPECT_NE(cause.find(is_zram ? "is bio-based" : "queue/io_poll = 0"), std::string::npos)
+        << cause;
+  }
+}
+
+TEST(ProbeSystem, DisabledIoUringIsReportedAsSuch) {
+  REQUIRE_ROOT();
+  testing::ScopedSysctl disabled("/proc/sys/kernel/io_uring_disabled", "2");
+  if (!disabled.ok()) GTEST_SKIP() << "kernel.io_uring_disabled not available (before 6.6)";
+  testing::TempDir dir;
+  const Json probe = probe_json("--target " + dir.path() +
+                                " --size 8m --engine io_uring,psync --rw randread --runtime 100ms "
+                                "--ramp 0s --iodepth 1");
+  const Json& canary = probe["capabilities"]["io_uring"];
+  EXPECT_EQ(canary["status"], "failed");
+  EXPECT_EQ(canary["errno"], EPERM);
+  EXPECT_NE(canary["cause"].get<std::string>().find("kernel.io_uring_disabled = 2"),
+            std::string::npos)
+      << canary.dump();
+  EXPECT_EQ(job_named(probe, "io_uring randread 4k qd1")["status"], "failed");
+  EXPECT_EQ(job_named(probe, "psync randread 4k qd1")["status"], "ok");
+}
+
+TEST(ProbeSystem, FilesystemOnALoopDeviceIsNeverWritten) {
+  REQUIRE_ROOT();
+  testing::TempDir dir;
+  const std::string backing = dir.path() + "/ext4.img";
+  ASSERT_EQ(run_command("truncate -s 64M " + backing + " && mkfs.ext4 -q -F " + backing).status, 0);
+  std::string reason;
+  auto loop = LoopDevice::create(backing, &reason);
+  if (!loop) GTEST_SKIP() << reason;
+  const std::string before = testing::sha256_of(loop->path());
+  const Json probe = probe_json("--target " + loop->path() +
+                                " --allow-write --engine libaio --rw randwrite --bs 4k "
+                                "--iodepth 4 --runtime 100ms --ramp 0s");
+  const Json& job = probe["jobs"][0];
+  EXPECT_EQ(job["status"], "skipped");
+  EXPECT_NE(job["reason"].get<std::string>().find("libblkid finds a ext4 signature"),
+            std::string::npos)
+      << job.dump();
+  EXPECT_FALSE(probe["target"]["writable"].get<bool>());
+  // Reads of the same device still run.
+  const Json reads = probe_json("--target " + loop->path() +
+                                " --allow-write --engine libaio --rw randread --runtime 100ms "
+                                "--ramp 0s");
+  EXPECT_EQ(reads["jobs"][0]["status"], "ok") << reads["jobs"][0].dump();
+  EXPECT_EQ(testing::sha256_of(loop->path()), before);
+}
+
+TEST(ProbeSystem, MountedDeviceIsRefusedForWrites) {
+  REQUIRE_ROOT();
+  testing::TempDir dir;
+  const std::string backing = dir.path() + "/ext4.img";
+  ASSERT_EQ(run_command("truncate -s 64M " + backing + " && mkfs.ext4 -q -F " + backing).status, 0);
+  std::string reason;
+  auto loop = LoopDevice::create(backing, &reason);
+  if (!loop) GTEST_SKIP() << reason;
+  const std::string mountpoint = dir.path() + "/mnt";
+  std::filesystem::create_directory(mountpoint);
+  if (run_command("mount " + loop->path() + " " + mountpoint).status != 0) {
+    GTEST_SKIP() << "cannot mount ext4 here";
+  }
+  const Json probe = probe_json("--target " + loop->path() +
+                                " --allow-write --engine psync --rw randwrite --runtime 100ms "
+                                "--ramp 0s");
+  run_command("umount " + mountpoint);
+  std::string reasons;
+  for (const auto& refusal : probe["target"]["write_refusals"])
+    reasons += refusal.get<std::string>();
+  EXPECT_NE(reasons.find(loop->name() + " is mounted on " + mountpoint), std::string::npos)
+      << reasons;
+  EXPECT_EQ(probe["jobs"][0]["status"], "skipped");
+}
+
+TEST(ProbeSystem, RawDeviceWithoutAllowWriteOnlyReads) {
+  REQUIRE_ROOT();
+  std::string reason;
+  auto zram = ZramDevice::create("64M", &reason);
+  if (!zram) GTEST_SKIP() << reason;
+  const Json probe = probe_json("--target " + zram->path() +
+                                " --engine io_uring --rw randwrite --runtime 100ms --ramp 0s");
+  const Json& job = probe["jobs"][0];
+  EXPECT_EQ(job["status"], "skipped");
+  EXPECT_NE(job["reason"].get<std::string>().find("--allow-write"), std::string::npos);
+  const auto stat = run_command("cat /sys/block/" + zram->name() + "/stat", true);
+  // Field 5 counts completed writes: none reached the device.
+  std::istringstream fields(stat.out);
+  uint64_t value = 0;
+  for (int field = 0; field < 5; ++field)
+    fields >> value;
+  EXPECT_EQ(value, 0u) << stat.out;
+}
+
+TEST(ProbeSystem, DirectoryTargetLeavesNothingAndFioJsonIsFioShaped) {
+  testing::TempDir dir;
+  const auto run = run_kdrift("probe --format fio-json --target " + dir.path() +
+                                  " --size 16m --engine io_uring --rw randwrite --iodepth 4 "
+                                  "--runtime 200ms --ramp 0s",
+                              true);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const Json fio = Json::parse(run.out);
+  ASSERT_EQ(fio["jobs"].size(), 1u);
+  const Json& job = fio["jobs"][0];
+  EXPECT_EQ(job["jobname"], "io_uring randwrite 4k qd4");
+  EXPECT_GT(job["write"]["iops"].get<double>(), 0);
+  EXPECT_TRUE(job["write"]["clat_ns"]["percentile"].contains("99.900000"));
+  EXPECT_TRUE(job.contains("usr_cpu"));
+  EXPECT_TRUE(job.contains("sys_cpu"));
+  EXPECT_TRUE(fio["disk_util"].is_array());
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(ProbeSystem, CaptureCarriesTheProbeSection) {
+  testing::TempDir dir;
+  const auto run = run_kdrift("capture --probe quick --target " + dir.path(), true);
+  ASSERT_EQ(run.status, 0) << run.out;
+  auto snapshot = parse_snapshot(run.out, "capture");
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_TRUE((*snapshot).contains("kernel"));
+  EXPECT_EQ((*snapshot)["probe"]["profile"]["name"], "quick");
+  EXPECT_EQ((*snapshot)["probe"]["jobs"].size(), 5u);
+}
+
+TEST(ProbeSystem, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_kdrift("probe --engine spdk").status, 2);
+  EXPECT_EQ(run_kdrift("probe --bs 3k7").status, 2);
+  EXPECT_EQ(run_kdrift("probe --profile no-such-profile").status, 2);
+  EXPECT_EQ(run_kdrift("probe --target /nonexistent").status, 2);
+  EXPECT_EQ(run_kdrift("probe --cpus 0 --numa local").status, 2);
+  const auto listed = run_kdrift("probe --list-profiles");
+  EXPECT_EQ(listed.status, 0);
+  EXPECT_NE(listed.out.find("ydb-randwrite (40 jobs)"), std::string::npos) << listed.out;
+}
+
+}  // namespace
+}  // namespace kdrift

@@ -1,0 +1,80 @@
+#include "probe/fio_import.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "report/fio_json.h"
+#include "support/fixtures.h"
+
+namespace kdrift {
+namespace {
+
+std::string fio_output(const std::string& name) {
+  std::ifstream in(testing::source_dir() + "/tests/fixtures/fio/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Both files are fio 3.33 runs on a zram device of this VM.
+TEST(FioImport, RealFioOutputBecomesAProbeSection) {
+  const std::string text = fio_output("zram-io_uring-randread-qd16.json");
+  const Json fio = Json::parse(text);
+  auto section = import_fio(text, "zram-io_uring-randread-qd16.json");
+  ASSERT_TRUE(section.ok()) << section.error().describe();
+  ASSERT_EQ((*section)["jobs"].size(), 1u);
+  const Json& job = (*section)["jobs"][0];
+  EXPECT_EQ(job["engine"], "io_uring");
+  EXPECT_EQ(job["rw"], "randread");
+  EXPECT_EQ(job["bs"], 4096);
+  EXPECT_EQ(job["iodepth"], 16);
+  EXPECT_EQ(job["status"], "ok");
+  EXPECT_EQ(job["read"]["ios"], fio["jobs"][0]["read"]["total_ios"]);
+  EXPECT_DOUBLE_EQ(job["read"]["iops"].get<double>(), fio["jobs"][0]["read"]["iops"].get<double>());
+  EXPECT_EQ(job["read"]["clat_ns"]["percentile"]["99.000000"],
+            fio["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]);
+  EXPECT_FALSE(job.contains("write"));
+  EXPECT_EQ((*section)["imported_from"]["version"], "fio-3.33");
+}
+
+TEST(FioImport, WriteJobsAndLeadingWarnings) {
+  auto section = import_fio(
+      "fio: some warning on stderr\n" + fio_output("zram-libaio-randwrite-qd4.json"), "w.json");
+  ASSERT_TRUE(section.ok()) << section.error().describe();
+  const Json& job = (*section)["jobs"][0];
+  EXPECT_EQ(job["engine"], "libaio");
+  EXPECT_GT(job["write"]["iops"].get<double>(), 0);
+  EXPECT_FALSE(job.contains("read"));
+}
+
+TEST(FioImport, BadInputIsAnErrorNamingTheFile) {
+  const std::string text = fio_output("zram-libaio-randwrite-qd4.json");
+  for (const std::string& bad :
+       {std::string(""), std::string("not json"), text.substr(0, text.size() / 2),
+        std::string(R"({"jobs": 3})"), std::string(R"({"jobs": [{"jobname": 7}]})"),
+        std::string(R"({"jobs": [{"job options": {"iodepth": [1]}}]})")}) {
+    auto section = import_fio(bad, "bad.json");
+    ASSERT_FALSE(section.ok()) << bad;
+    EXPECT_NE(section.error().describe().find("bad.json"), std::string::npos);
+  }
+}
+
+TEST(FioJson, ImportedSectionRendersBackInFioShape) {
+  const std::string text = fio_output("zram-io_uring-randread-qd16.json");
+  const Json fio = Json::parse(text);
+  auto section = import_fio(text, "x.json");
+  ASSERT_TRUE(section.ok());
+  const Json rendered = render_fio_json(*section, "test");
+  const Json& job = rendered["jobs"][0];
+  EXPECT_DOUBLE_EQ(job["read"]["iops"].get<double>(), fio["jobs"][0]["read"]["iops"].get<double>());
+  EXPECT_EQ(job["read"]["clat_ns"]["percentile"], fio["jobs"][0]["read"]["clat_ns"]["percentile"]);
+  EXPECT_EQ(job["read"]["total_ios"], fio["jobs"][0]["read"]["total_ios"]);
+  EXPECT_DOUBLE_EQ(job["usr_cpu"].get<double>(), fio["jobs"][0]["usr_cpu"].get<double>());
+  EXPECT_EQ(rendered["fio version"], "kdrift-test");
+  EXPECT_TRUE(rendered["disk_util"].is_array());
+}
+
+}  // namespace
+}  // namespace kdrift
