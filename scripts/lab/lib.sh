@@ -48,7 +48,8 @@ load_scenario_conf() {
     local KERNEL='' MACHINE='q35' QEMU_ARGS='' SMP='2' MEMORY='1G' NUMA_ARGS='' \
           NVME_BUS='' NVME_ARGS='' ROOT_PORT_ARGS='' CMDLINE='' NVME_POLL_QUEUES='' MODULES='' \
           FIXTURE='no' DESCRIPTION='' EXPECT_GROUP_TYPE='' EXPECT_IO_POLL='' \
-          EXPECT_QUEUES='' EXPECT_NUMA_NODE='' EXPECT_LINK_SPEED='' EXPECT_LINK_WIDTH=''
+          EXPECT_QUEUES='' EXPECT_NUMA_NODE='' EXPECT_LINK_SPEED='' EXPECT_LINK_WIDTH='' \
+          EXPECT_IOPOLL=''
     # shellcheck source=/dev/null
     . "$f"
     [[ -n $KERNEL ]] || die "$f: KERNEL is not set"
@@ -73,6 +74,7 @@ load_scenario_conf() {
     S_EXPECT_NUMA_NODE=$EXPECT_NUMA_NODE
     S_EXPECT_LINK_SPEED=$EXPECT_LINK_SPEED
     S_EXPECT_LINK_WIDTH=$EXPECT_LINK_WIDTH
+    S_EXPECT_IOPOLL=$EXPECT_IOPOLL
 }
 
 list_confs() {

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? kdrift::kExitClean : kdrift::kExitUsage;
   } catch (const kdrift::FatalError& error) {
-    std::fprintf(stderr, "kdrift: %s\n", error.what());
+    (void)std::fprintf(stderr, "kdrift: %s\n", error.what());
     return error.exit_status();
   }
   return status;

@@ -154,8 +154,8 @@ ProbeOptions ProbeArguments::resolve_options(const Profile& resolved) const {
   if (sqpoll_cpu >= 0) options.sqpoll_cpu = sqpoll_cpu;
   if (isatty(STDERR_FILENO) != 0) {
     options.progress = [](size_t index, size_t count, const std::string& job) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, count, job.c_str());
-      if (index + 1 == count) std::fprintf(stderr, "\n");
+      (void)std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, count, job.c_str());
+      if (index + 1 == count) (void)std::fprintf(stderr, "\n");
     };
   }
   return options;

@@ -33,7 +33,9 @@ class LatencyHistogram {
   uint64_t count() const { return total_; }
   uint64_t min() const { return total_ == 0 ? 0 : min_; }
   uint64_t max() const { return max_; }
-  double mean() const { return total_ == 0 ? 0.0 : static_cast<double>(sum_) / total_; }
+  double mean() const {
+    return total_ == 0 ? 0.0 : static_cast<double>(sum_) / static_cast<double>(total_);
+  }
   // Population standard deviation, as fio reports it.
   double stddev() const;
   // Nearest-rank percentile (the smallest recorded value with at least p % of samples at or

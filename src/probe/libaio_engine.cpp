@@ -73,7 +73,7 @@ std::optional<IoFailure> LibaioEngine::run(IoPattern& pattern, Recorder& recorde
       } else {
         io_prep_pread(&entry.control, fd_, buffers_.at(slot), job_.block_size, offset);
       }
-      entry.control.data = reinterpret_cast<void*>(static_cast<uintptr_t>(slot));
+      entry.control.data = &entry;
       entry.prepared_ns = now;
       entry.offset = io.offset;
       entry.write = io.write;
@@ -114,8 +114,8 @@ std::optional<IoFailure> LibaioEngine::run(IoPattern& pattern, Recorder& recorde
     queue.check_window(recorder, now);
     for (int i = 0; i < reaped; ++i) {
       const io_event& event = events_[static_cast<size_t>(i)];
-      const auto slot = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(event.data));
-      const Slot& entry = slots_[slot];
+      const Slot& entry = *static_cast<const Slot*>(event.data);
+      const auto slot = static_cast<uint32_t>(&entry - slots_.data());
       const auto result = static_cast<long>(event.res);
       if (result == static_cast<long>(job_.block_size)) {
         recorder.completed(entry.write, entry.prepared_ns, entry.submitted_ns, now);

@@ -159,14 +159,16 @@ Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& 
     uint32_t low;
     uint32_t high;
   };
-  for (const auto& [key, field, low, high] :
+  for (const auto& count_field :
        {CountField{"rwmixread", &workload.rwmixread, 0, 100},
         CountField{"batch_submit", &workload.batch_submit, 0, kMaxIodepth},
         CountField{"batch_complete_min", &workload.batch_complete_min, 1, kMaxIodepth},
         CountField{"batch_complete_max", &workload.batch_complete_max, 0, kMaxIodepth}}) {
+    const auto [key, field, low, high] = count_field;
     if (const auto* node = table.get(key)) {
       auto value = reader.single<uint32_t>(
-          *node, where + key, [&](const toml::node& item) { return count_of(item, low, high); });
+          *node, where + key,
+          [low = low, high = high](const toml::node& item) { return count_of(item, low, high); });
       if (!value) return value.error();
       *field = *value;
     }

@@ -1,7 +1,7 @@
 #pragma once
-// A probe run: open the target, check what this boot can do (one canary read per engine mode),
-// then run every job of the profile and report each as ok, failed (with the cause) or skipped
-// (with the reason). The result is the snapshot's "probe" section.
+// A probe run: open the target, check what this boot can do (a few ms of canary reads per engine
+// mode), then run every job of the profile and report each as ok, failed (with the cause) or
+// skipped (with the reason). The result is the snapshot's "probe" section.
 
 #include <functional>
 #include <optional>

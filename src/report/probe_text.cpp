@@ -10,7 +10,7 @@ namespace {
 
 std::string fixed(double value, int decimals) {
   char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  (void)std::snprintf(text, sizeof text, "%.*f", decimals, value);
   return text;
 }
 
@@ -55,7 +55,7 @@ std::string render_probe_text(const Json& probe, bool colour) {
   }
 
   if (const Json* matrix = at(probe, {"capabilities"}); matrix != nullptr && matrix->is_object()) {
-    out << "\n" << bold << "What this boot can do" << reset << " (one canary read per mode)\n";
+    out << "\n" << bold << "What this boot can do" << reset << " (5 ms of canary reads per mode)\n";
     Table table({"mode", "status", "cause"});
     for (const auto& [mode, entry] : matrix->items()) {
       table.add({mode, text_at(entry, {"status"}), text_at(entry, {"cause"}, "")});

@@ -10,8 +10,8 @@ Json new_snapshot() {
   const std::time_t now = std::time(nullptr);
   std::tm parts{};
   gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  char text[32] = "?";
+  if (std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts) == 0) text[0] = '\0';
   return {{"schema", kSnapshotSchema},
           {std::string(kCaptureMetaSection),
            {{"tool", "kdrift"}, {"version", kKdriftVersion}, {"captured_at", text}}}};

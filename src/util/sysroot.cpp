@@ -72,7 +72,7 @@ std::string absolute_root(const std::string& root) {
 
 }  // namespace
 
-SysRoot::SysRoot(std::string root) : root_(normalize(absolute_root(root))) {
+SysRoot::SysRoot(const std::string& root) : root_(normalize(absolute_root(root))) {
   if (!live()) load_manifest();
 }
 

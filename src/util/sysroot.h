@@ -35,7 +35,7 @@ class SysRoot {
 
   // "/" is the live host. A dump's manifest, if present at the top of root, is loaded so that the
   // errors the original host gave are given again.
-  explicit SysRoot(std::string root = "/");
+  explicit SysRoot(const std::string& root = "/");
 
   const std::string& root() const { return root_; }
   bool live() const { return root_ == "/"; }

@@ -92,7 +92,7 @@ std::string format_duration(std::chrono::microseconds duration) {
   char buffer[32];
   if (micros != 0 && micros % 1000000 == 0) return std::to_string(micros / 1000000) + "s";
   if (micros >= 1000000) {
-    std::snprintf(buffer, sizeof buffer, "%gs", static_cast<double>(micros) / 1e6);
+    (void)std::snprintf(buffer, sizeof buffer, "%gs", static_cast<double>(micros) / 1e6);
     return buffer;
   }
   if (micros != 0 && micros % 1000 == 0) return std::to_string(micros / 1000) + "ms";

@@ -53,7 +53,7 @@ class InterruptsWriter {
   template <class... Args>
   static std::string format(const char* pattern, Args... args) {
     char buffer[256];
-    std::snprintf(buffer, sizeof buffer, pattern, args...);
+    (void)std::snprintf(buffer, sizeof buffer, pattern, args...);
     return buffer;
   }
   std::vector<int> cpus_;
