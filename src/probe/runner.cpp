@@ -134,15 +134,29 @@ std::optional<std::pair<uint64_t, Json>> device_interrupts(const SysRoot& root,
   return std::make_pair(total, lines);
 }
 
-// utime + stime of the io_uring SQPOLL thread ("iou-sqp-<pid>"), in seconds.
-std::optional<double> sqpoll_thread_seconds(const SysRoot& root) {
+// /proc/self/task/<tid> of the io_uring SQPOLL thread ("iou-sqp-<pid>"), if one is running.
+std::optional<std::string> sqpoll_thread_dir(const SysRoot& root) {
   auto tasks = root.list("/proc/self/task");
   if (!tasks) return std::nullopt;
   for (const auto& task : *tasks) {
     const std::string dir = "/proc/self/task/" + task;
     auto comm = root.read_value(dir + "/comm");
-    if (!comm || !starts_with(*comm, "iou-sqp-")) continue;
-    auto stat = root.read(dir + "/stat");
+    if (comm && starts_with(*comm, "iou-sqp-")) return dir;
+  }
+  return std::nullopt;
+}
+
+// A closed ring's SQPOLL thread goes on polling until the kernel tears the ring down, up to
+// its idle time (1 s): on a small machine it would take a CPU from the next job. Wait for it.
+void wait_for_sqpoll_exit(const SysRoot& root) {
+  for (int attempt = 0; attempt < 300 && sqpoll_thread_dir(root); ++attempt)
+    ::usleep(10000);
+}
+
+// utime + stime of the io_uring SQPOLL thread, in seconds.
+std::optional<double> sqpoll_thread_seconds(const SysRoot& root) {
+  if (const auto dir = sqpoll_thread_dir(root)) {
+    auto stat = root.read(*dir + "/stat");
     if (!stat) return std::nullopt;
     const auto close = stat->rfind(')');
     if (close == std::string::npos) return std::nullopt;
@@ -342,6 +356,7 @@ Json run_job(const JobSpec& job, const JobRun& run) {
   const auto interrupts_end =
       device && interrupts_start ? device_interrupts(run.root, device->disk) : std::nullopt;
   engine->reset();  // the ring's teardown is not part of what the device saw
+  if (job.engine.sqpoll) wait_for_sqpoll_exit(run.root);
 
   if (failure) {
     out["status"] = "failed";
@@ -491,6 +506,7 @@ Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, cons
       {"target", target->describe()},
       {"placement", placement->description}};
   section["capabilities"] = run_canaries(*target, context);
+  wait_for_sqpoll_exit(root);
 
   Json precondition = {{"requested", options.precondition_discard ? "discard" : "none"}};
   if (options.precondition_discard) {
