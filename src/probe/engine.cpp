@@ -1,8 +1,6 @@
 #include "probe/engine.h"
 
 #include <cstdlib>
-#include <cstring>
-#include <random>
 
 namespace kdrift {
 
@@ -10,13 +8,8 @@ BufferPool::BufferPool(uint32_t count, uint64_t size) : count_(count), size_(siz
   void* memory = nullptr;
   if (::posix_memalign(&memory, 4096, static_cast<size_t>(count) * size) != 0) return;
   memory_ = static_cast<char*>(memory);
-  // Random, so that zram, compressing SSDs and dedup store every write for real.
-  std::mt19937_64 random(0x6b64726966742d62);
-  for (uint64_t offset = 0; offset + sizeof(uint64_t) <= static_cast<uint64_t>(count) * size;
-       offset += sizeof(uint64_t)) {
-    const uint64_t word = random();
-    std::memcpy(memory_ + offset, &word, sizeof word);
-  }
+  FastRandom random(0x6b64726966742d62);
+  fill_incompressible(random, memory_, static_cast<size_t>(count) * size);
 }
 
 BufferPool::~BufferPool() {

@@ -3,7 +3,9 @@
 // block-aligned region (no random map: a fio-style map costs a bitmap walk per I/O and changes
 // nothing a device can tell apart at these run lengths).
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "probe/job.h"
 
@@ -40,6 +42,15 @@ class FastRandom {
  private:
   uint64_t state_[4];
 };
+
+// Incompressible bytes, so that zram, compressing SSDs and dedup store every write for real and
+// reads come back from the medium; the same seed gives the same bytes.
+inline void fill_incompressible(FastRandom& random, char* data, size_t length) {
+  for (size_t offset = 0; offset + sizeof(uint64_t) <= length; offset += sizeof(uint64_t)) {
+    const uint64_t word = random.next();
+    std::memcpy(data + offset, &word, sizeof word);
+  }
+}
 
 struct IoTarget {
   uint64_t offset;

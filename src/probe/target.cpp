@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
-#include <random>
 
+#include "probe/io_pattern.h"
 #include "util/units.h"
 
 namespace kdrift {
@@ -28,11 +28,9 @@ Status fill(int fd, uint64_t size) {
   void* memory = nullptr;
   if (::posix_memalign(&memory, 4096, kFillChunk) != 0) return make_error(ENOMEM, "fill buffer");
   std::unique_ptr<void, FreeDeleter> buffer(memory);
-  std::mt19937_64 random(0x6b6472696674);  // fixed: the same file content on every run
-  auto* words = static_cast<uint64_t*>(memory);
+  FastRandom random(0x6b6472696674);  // fixed: the same file content on every run
   for (uint64_t offset = 0; offset < size; offset += kFillChunk) {
-    for (size_t i = 0; i < kFillChunk / sizeof(uint64_t); ++i)
-      words[i] = random();
+    fill_incompressible(random, static_cast<char*>(memory), kFillChunk);
     const size_t length = static_cast<size_t>(std::min<uint64_t>(kFillChunk, size - offset));
     size_t done = 0;
     while (done < length) {
