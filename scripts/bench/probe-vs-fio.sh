@@ -5,13 +5,16 @@
 # 4K writes at 16, through io_uring and libaio. Per point it prints the kdrift/fio ratios of
 # IOPS, p50 and p99 total latency (lat_ns), and CPU-seconds per million I/Os (user + system of
 # the whole process and its io_uring worker threads, from wait4, ramp included, same formula
-# for both tools).
-# Usage: scripts/bench/probe-vs-fio.sh [PAIRS] [RUNTIME_S]   (root; default 5 pairs of 3 s runs)
+# for both tools; kdrift skips its capability matrix, --no-capabilities, so both do only the job).
+# Usage: scripts/bench/probe-vs-fio.sh [PAIRS] [RUNTIME_S] [KDRIFT PROBE OPTIONS...]
+#   (root; default 5 pairs of 3 s runs; e.g. "5 3 --completion-wait spin" to measure spinning)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
 pairs=${1:-5}
 runtime=${2:-3}
+shift $(($# < 2 ? $# : 2))
+probe_options=("$@")
 ramp=0.5
 "$KDRIFT_ROOT/scripts/setup" >/dev/null
 ensure_packages fio jq
@@ -51,8 +54,10 @@ run_fio() {  # target engine rw depth
 }
 run_kdrift() {  # target engine rw depth
   /usr/bin/time -f '%U %S' -o "$work/time" \
-    "$kdrift" probe --format json --target "$1" --allow-write --engine "$2" --rw "$3" \
-    --iodepth "$4" --bs 4k --runtime "${runtime}s" --ramp "${ramp}s" >"$work/out.json"
+    "$kdrift" probe --format json --no-capabilities --target "$1" --allow-write --engine "$2" \
+    --rw "$3" \
+    --iodepth "$4" --bs 4k --runtime "${runtime}s" --ramp "${ramp}s" "${probe_options[@]}" \
+    >"$work/out.json"
   jq -r --arg rw "$3" '.probe.jobs[0] | (if ($rw | test("write")) then .write else .read end) |
     "\(.iops) \(.lat_ns.percentile["50.000000"]) \(.lat_ns.percentile["99.000000"])"' \
     "$work/out.json" | tr '\n' ' '

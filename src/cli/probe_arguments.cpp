@@ -63,7 +63,13 @@ void ProbeArguments::add_override_options(CLI::App& command) {
   command.add_option("--batch-submit", batch_submit, "I/Os per submit call (0: all free slots)");
   command.add_option("--batch-complete-min", batch_complete_min, "Completions waited for per reap");
   command.add_option("--batch-complete-max", batch_complete_max,
-                     "Completions reaped at most per pass (0: all)");
+                     "Completions reaped at most per pass (0: all; default: as many as "
+                     "--batch-complete-min, as fio)");
+  command.add_option("--completion-wait", completion_wait,
+                     "sleep (as fio) or spin (look for completions a few microseconds before "
+                     "sleeping) once the queue is full");
+  command.add_flag("--no-capabilities", no_capabilities,
+                   "Skip the canary reads through every mode (~0.1 s of CPU)");
   auto* cpus_option = command.add_option("--cpus", cpus, "Pin the probe to this cpu list");
   command.add_option("--numa", numa, "Pin to a node: local, remote (to the device) or N")
       ->excludes(cpus_option);
@@ -101,6 +107,10 @@ Profile ProbeArguments::resolve_profile() const {
       return depth && *depth >= 1 && *depth <= 4096 ? std::optional<uint32_t>(*depth)
                                                     : std::nullopt;
     });
+  }
+  if (!completion_wait.empty()) {
+    overrides.completion_wait = parse_completion_wait(completion_wait);
+    if (!overrides.completion_wait) throw FatalError("--completion-wait: sleep or spin");
   }
   if (!runtime.empty()) overrides.runtime = duration_option("--runtime", runtime);
   if (!ramp.empty()) overrides.ramp = duration_option("--ramp", ramp);
@@ -152,6 +162,7 @@ ProbeOptions ProbeArguments::resolve_options(const Profile& resolved) const {
     options.placement = *placement;
   }
   if (sqpoll_cpu >= 0) options.sqpoll_cpu = sqpoll_cpu;
+  options.capabilities = !no_capabilities;
   if (isatty(STDERR_FILENO) != 0) {
     options.progress = [](size_t index, size_t count, const std::string& job) {
       (void)std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, count, job.c_str());

@@ -33,6 +33,8 @@ struct ProbeArguments {
   int batch_submit = -1;
   int batch_complete_min = -1;
   int batch_complete_max = -1;
+  std::string completion_wait;
+  bool no_capabilities = false;
   std::string cpus;
   std::string numa;
 

@@ -9,6 +9,7 @@
 
 #include "probe/engine.h"
 #include "probe/slot_queue.h"
+#include "probe/spin_policy.h"
 
 namespace kdrift {
 namespace {
@@ -40,28 +41,6 @@ Json flag_names(unsigned flags) {
 // interrupts or task-work wakeups, none changes what is measured.
 constexpr std::array<unsigned, 3> kOptionalFlags = {
     IORING_SETUP_DEFER_TASKRUN, IORING_SETUP_COOP_TASKRUN, IORING_SETUP_SINGLE_ISSUER};
-
-constexpr uint64_t kSpinBeforeSleepNs = 10000;
-
-// Whether spinning before a wait pays: judged over windows of 32 spins; while it does not, one
-// wait in 16 still spins, to notice when it would again.
-class SpinPolicy {
- public:
-  bool should_spin() { return enabled_ || ++skipped_ % 16 == 0; }
-  void record(bool found) {
-    hits_ += found ? 1 : 0;
-    if (++tries_ < 32) return;
-    enabled_ = hits_ * 2 >= tries_;
-    hits_ = 0;
-    tries_ = 0;
-  }
-
- private:
-  bool enabled_ = true;
-  uint32_t skipped_ = 0;
-  uint32_t hits_ = 0;
-  uint32_t tries_ = 0;
-};
 
 class IoUringEngine final : public Engine {
  public:
@@ -169,23 +148,16 @@ void IoUringEngine::prepare(uint32_t slot, const IoTarget& io) {
   io_uring_sqe_set_data64(sqe, slot);
 }
 
-// Submits what is prepared and, when the queue is full, waits for `wait` completions. Before
-// sleeping it may look for completions for a few microseconds: a sleeping submitter must be
-// woken by whoever completes the I/O (an io-wq worker, an interrupt), and on a small VM that
-// wakeup costs more than the I/O (zram at depth 16: a third of the io-wq worker's time, and
-// 60k context switches a second). The spin only goes on while it usually finds what it waits
-// for, so a device slower than the spin (a disk at depth 1) costs no CPU for it.
+// Submits what is prepared and, when the queue is full, waits for `wait` completions. Even when
+// not waiting it asks for events: with DEFER_TASKRUN completions are posted only while the
+// submitter is in the kernel with GETEVENTS (fio does the same).
 int IoUringEngine::submit(uint32_t wait) {
-  if (wait == 0 || job_.engine.iopoll) {
-    // Even when not waiting, ask for events: with DEFER_TASKRUN completions are posted only
-    // while the submitter is in the kernel with GETEVENTS.
-    return wait == 0 ? io_uring_submit_and_get_events(&ring_)
-                     : io_uring_submit_and_wait(&ring_, wait);
-  }
-  if (!spin_.should_spin()) return io_uring_submit_and_wait(&ring_, wait);
+  if (wait == 0) return io_uring_submit_and_get_events(&ring_);
+  const bool spin = job_.completion_wait == CompletionWait::kSpin && !job_.engine.iopoll;
+  if (!spin || !spin_.should_spin()) return io_uring_submit_and_wait(&ring_, wait);
   const int submitted = io_uring_submit_and_get_events(&ring_);
   if (submitted < 0) return submitted;
-  const uint64_t give_up = monotonic_ns() + kSpinBeforeSleepNs;
+  const uint64_t give_up = monotonic_ns() + SpinPolicy::kBudgetNs;
   while (io_uring_cq_ready(&ring_) < wait && monotonic_ns() < give_up) {
     const int result = io_uring_get_events(&ring_);
     if (result < 0) return result;
@@ -213,9 +185,6 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
       prepared.push_back(slot);
     }
     const uint32_t wait = queue.wait_count(prepared.size());
-    // Even when not waiting, ask for events: with DEFER_TASKRUN, completions are only posted
-    // while the submitter is in the kernel with GETEVENTS, and reaping them as they come keeps
-    // slots cycling instead of sleeping until the queue runs dry (fio does the same).
     const int result = submit(wait);
     if (result < 0 && result != -EINTR && result != -EAGAIN && result != -EBUSY) {
       return IoFailure{-result, "io_uring_enter"};
@@ -233,6 +202,7 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
       recorder.reap_call();
     }
     queue.check_window(recorder, now);
+    if (wait == 0) continue;  // completions are reaped once the queue is full, as fio does
     unsigned head = 0;
     unsigned seen = 0;
     io_uring_cqe* cqe = nullptr;

@@ -75,6 +75,16 @@ std::string EngineMode::label() const {
   return out;
 }
 
+std::optional<CompletionWait> parse_completion_wait(std::string_view text) {
+  if (text == "sleep") return CompletionWait::kSleep;
+  if (text == "spin") return CompletionWait::kSpin;
+  return std::nullopt;
+}
+
+std::string_view completion_wait_name(CompletionWait wait) {
+  return wait == CompletionWait::kSpin ? "spin" : "sleep";
+}
+
 std::optional<Pattern> parse_pattern(std::string_view text) {
   for (const auto& [pattern, name] : kPatterns) {
     if (text == name) return pattern;
@@ -108,6 +118,7 @@ std::string JobSpec::name() const {
   if (rw == Pattern::kRandRw) out += std::to_string(rwmixread);
   out += " " + format_size(block_size) + " qd" + std::to_string(effective_iodepth());
   if (batch_complete_min > 1) out += " window" + std::to_string(batch_complete_min);
+  if (completion_wait == CompletionWait::kSpin && !engine.synchronous()) out += " spin";
   return out;
 }
 

@@ -34,6 +34,15 @@ struct EngineMode {
 
 enum class Pattern { kRead, kWrite, kRandRead, kRandWrite, kRandRw };
 
+// How a queued engine waits once its queue is full. kSleep blocks in io_uring_enter or
+// io_getevents, as fio does, so the scheduler's wakeup is part of every latency. kSpin looks for
+// completions for a few microseconds before sleeping, as poll-mode applications (Seastar, SPDK
+// style reactors) do: it shows the device and block layer without the wakeup, and costs a CPU.
+enum class CompletionWait { kSleep, kSpin };
+
+std::optional<CompletionWait> parse_completion_wait(std::string_view text);
+std::string_view completion_wait_name(CompletionWait wait);
+
 std::optional<Pattern> parse_pattern(std::string_view text);
 std::string_view pattern_name(Pattern pattern);
 bool pattern_writes(Pattern pattern);
@@ -51,15 +60,18 @@ struct JobSpec {
   // 1 by default, as fio: on virtio-blk, bursts of a whole queue's worth cost a quarter of the
   // IOPS at depth 16 against I/Os submitted as their slots free up.
   uint32_t batch_submit = 1;
-  // fio's iodepth_batch_complete_min/max: completions waited for per reap (at least 1), and
-  // reaped at most per pass (0: all available).
+  // fio's iodepth_batch_complete_min/max: completions waited for once the queue is full (at
+  // least 1), and reaped at most per pass (0: all available). Profiles default max to min, as
+  // fio: one completion taken, one slot refilled, so the queue stays at its depth.
   uint32_t batch_complete_min = 1;
-  uint32_t batch_complete_max = 0;
+  uint32_t batch_complete_max = 1;
+  CompletionWait completion_wait = CompletionWait::kSleep;
   std::chrono::microseconds ramp{0};
   std::chrono::microseconds runtime{std::chrono::seconds(5)};
   std::optional<int> sqpoll_cpu;
 
-  // "io_uring+iopoll randwrite 4k qd16": unique within a profile, stable across runs.
+  // "io_uring+iopoll randwrite 4k qd16" (" spin" appended when spinning): unique within a
+  // profile, stable across runs.
   std::string name() const;
   // Queue depth actually used (1 for the synchronous engines).
   uint32_t effective_iodepth() const { return engine.synchronous() ? 1 : iodepth; }

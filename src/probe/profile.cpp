@@ -115,11 +115,11 @@ Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& 
   Workload workload;
   workload.name = table["name"].value_or(std::string("workload") + std::to_string(index + 1));
   const std::string where = "workload \"" + workload.name + "\": ";
-  if (auto status =
-          reader.check_keys(table,
-                            {"name", "engines", "rw", "rwmixread", "bs", "iodepth", "batch_submit",
-                             "batch_complete_min", "batch_complete_max", "ramp", "runtime"},
-                            where);
+  if (auto status = reader.check_keys(
+          table,
+          {"name", "engines", "rw", "rwmixread", "bs", "iodepth", "batch_submit",
+           "batch_complete_min", "batch_complete_max", "completion_wait", "ramp", "runtime"},
+          where);
       !status) {
     return status.error();
   }
@@ -141,6 +141,15 @@ Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& 
   });
   if (!rw) return rw.error();
   workload.rw = *rw;
+  if (const auto* node = table.get("completion_wait")) {
+    auto wait = reader.single<CompletionWait>(
+        *node, where + "completion_wait (\"sleep\" or \"spin\")", [](const toml::node& item) {
+          auto text = text_of(item);
+          return text ? parse_completion_wait(*text) : std::nullopt;
+        });
+    if (!wait) return wait.error();
+    workload.completion_wait = *wait;
+  }
   auto sizes = reader.list<uint64_t>(*table.get("bs"), where + "bs", [](const toml::node& node) {
     auto size = size_of(node);
     return size && *size % 512 == 0 ? size : std::nullopt;  // O_DIRECT needs sector multiples
@@ -159,11 +168,12 @@ Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& 
     uint32_t low;
     uint32_t high;
   };
+  uint32_t complete_max = 0;
   for (const auto& count_field :
        {CountField{"rwmixread", &workload.rwmixread, 0, 100},
         CountField{"batch_submit", &workload.batch_submit, 0, kMaxIodepth},
         CountField{"batch_complete_min", &workload.batch_complete_min, 1, kMaxIodepth},
-        CountField{"batch_complete_max", &workload.batch_complete_max, 0, kMaxIodepth}}) {
+        CountField{"batch_complete_max", &complete_max, 0, kMaxIodepth}}) {
     const auto [key, field, low, high] = count_field;
     if (const auto* node = table.get(key)) {
       auto value = reader.single<uint32_t>(
@@ -173,6 +183,7 @@ Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& 
       *field = *value;
     }
   }
+  if (table.contains("batch_complete_max")) workload.batch_complete_max = complete_max;
   for (const auto& [key, field] :
        {std::pair{"ramp", &workload.ramp}, std::pair{"runtime", &workload.runtime}}) {
     if (const auto* node = table.get(key)) {
@@ -204,7 +215,8 @@ std::vector<JobSpec> Profile::jobs() const {
           job.iodepth = engine.synchronous() ? 1 : iodepth;
           job.batch_submit = workload.batch_submit;
           job.batch_complete_min = std::min(workload.batch_complete_min, job.iodepth);
-          job.batch_complete_max = workload.batch_complete_max;
+          job.batch_complete_max = workload.batch_complete_max.value_or(job.batch_complete_min);
+          job.completion_wait = workload.completion_wait;
           job.ramp = workload.ramp.value_or(ramp);
           job.runtime = workload.runtime.value_or(runtime);
           if (names.insert(job.name()).second) out.push_back(job);
@@ -232,7 +244,8 @@ void apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
     if (overrides.iodepths) workload.iodepths = *overrides.iodepths;
     if (overrides.batch_submit) workload.batch_submit = *overrides.batch_submit;
     if (overrides.batch_complete_min) workload.batch_complete_min = *overrides.batch_complete_min;
-    if (overrides.batch_complete_max) workload.batch_complete_max = *overrides.batch_complete_max;
+    if (overrides.batch_complete_max) workload.batch_complete_max = overrides.batch_complete_max;
+    if (overrides.completion_wait) workload.completion_wait = *overrides.completion_wait;
     if (overrides.ramp) workload.ramp = overrides.ramp;
     if (overrides.runtime) workload.runtime = overrides.runtime;
   }

@@ -26,7 +26,8 @@ struct Workload {
   std::vector<uint32_t> iodepths;
   uint32_t batch_submit = 1;
   uint32_t batch_complete_min = 1;
-  uint32_t batch_complete_max = 0;
+  std::optional<uint32_t> batch_complete_max;  // unset: batch_complete_min, as fio
+  CompletionWait completion_wait = CompletionWait::kSleep;
   std::optional<std::chrono::microseconds> ramp;
   std::optional<std::chrono::microseconds> runtime;
 };
@@ -56,6 +57,7 @@ struct ProfileOverrides {
   std::optional<uint32_t> batch_submit;
   std::optional<uint32_t> batch_complete_min;
   std::optional<uint32_t> batch_complete_max;
+  std::optional<CompletionWait> completion_wait;
   std::optional<std::chrono::microseconds> ramp;
   std::optional<std::chrono::microseconds> runtime;
   std::optional<uint64_t> file_size;

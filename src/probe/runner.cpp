@@ -294,6 +294,7 @@ Json run_job(const JobSpec& job, const JobRun& run) {
                {{"submit", job.batch_submit},
                 {"complete_min", job.batch_complete_min},
                 {"complete_max", job.batch_complete_max}}},
+              {"completion_wait", completion_wait_name(job.completion_wait)},
               {"ramp_s", seconds(static_cast<uint64_t>(job.ramp.count()) * 1000)},
               {"runtime_s", seconds(static_cast<uint64_t>(job.runtime.count()) * 1000)}};
   if (job.rw == Pattern::kRandRw) out["rwmixread"] = job.rwmixread;
@@ -505,8 +506,12 @@ Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, cons
        {{"name", profile.name}, {"description", profile.description}, {"source", profile.source}}},
       {"target", target->describe()},
       {"placement", placement->description}};
-  section["capabilities"] = run_canaries(*target, context);
-  wait_for_sqpoll_exit(root);
+  if (options.capabilities) {
+    section["capabilities"] = run_canaries(*target, context);
+    wait_for_sqpoll_exit(root);
+  } else {
+    section["unavailable"]["capabilities"] = "not checked (--no-capabilities)";
+  }
 
   Json precondition = {{"requested", options.precondition_discard ? "discard" : "none"}};
   if (options.precondition_discard) {

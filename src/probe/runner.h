@@ -32,6 +32,9 @@ struct ProbeOptions {
   bool precondition_discard = false;  // the profile's or --precondition discard
   Placement placement;
   std::optional<int> sqpoll_cpu;
+  // The canary matrix costs ~0.1 s of CPU; scripts that run many short probes of one known
+  // mode may leave it out (the section then says so under "unavailable").
+  bool capabilities = true;
   // Called before each job ("[3/40] io_uring randread 4k qd16"), for a progress line.
   std::function<void(size_t index, size_t count, const std::string& job)> progress;
 };

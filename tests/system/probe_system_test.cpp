@@ -31,8 +31,26 @@ std::optional<LoopDevice> ext4_loop_device(const testing::TempDir& dir, std::str
   return LoopDevice::create(backing, reason);
 }
 
-// Every non-polled mode on a device only this test uses: each job completes, and the device's
-// own counters account for every I/O the probe completed (a merged bio counts as a merge).
+// Each job completed, and the device's own counters account for every I/O it completed (a
+// merged bio counts as a merge).
+void check_counts(const Json& probe, const std::string& rw, const std::string& name) {
+  const std::string done = rw == "randread" ? "reads" : "writes";
+  const std::string merged = rw == "randread" ? "read_merges" : "write_merges";
+  for (const auto& job : probe["jobs"]) {
+    ASSERT_EQ(job["status"], "ok") << job.dump(1);
+    const Json& stats = rw == "randread" ? job["read"] : job["write"];
+    EXPECT_GT(stats["ios"].get<uint64_t>(), 0u) << job["name"];
+    EXPECT_GT(stats["lat_ns"]["percentile"]["50.000000"].get<uint64_t>(), 0u) << job["name"];
+    const Json& disk = job["diskstats"];
+    EXPECT_EQ(disk["device"], name);
+    EXPECT_EQ(disk[done].get<uint64_t>() + disk[merged].get<uint64_t>(),
+              disk["probe_ios"].get<uint64_t>())
+        << job.dump(1);
+    EXPECT_EQ(disk[rw == "randread" ? "writes" : "reads"], 0) << job.dump(1);
+  }
+}
+
+// Every non-polled mode, sleeping and spinning, on a device only this test uses.
 void check_every_mode(const std::string& device, const std::string& name) {
   for (const std::string rw : {"randread", "randwrite"}) {
     const Json probe = probe_json(
@@ -40,25 +58,20 @@ void check_every_mode(const std::string& device, const std::string& name) {
         " --engine io_uring,io_uring+sqpoll,io_uring+fixedbufs+regfiles,libaio,psync,pvsync2"
         " --bs 4k --iodepth 8 --runtime 300ms --ramp 100ms");
     ASSERT_EQ(probe["jobs"].size(), 6u);
-    const std::string done = rw == "randread" ? "reads" : "writes";
-    const std::string merged = rw == "randread" ? "read_merges" : "write_merges";
-    for (const auto& job : probe["jobs"]) {
-      ASSERT_EQ(job["status"], "ok") << job.dump(1);
-      const Json& stats = rw == "randread" ? job["read"] : job["write"];
-      EXPECT_GT(stats["ios"].get<uint64_t>(), 0u) << job["name"];
-      EXPECT_GT(stats["lat_ns"]["percentile"]["50.000000"].get<uint64_t>(), 0u) << job["name"];
-      const Json& disk = job["diskstats"];
-      EXPECT_EQ(disk["device"], name);
-      EXPECT_EQ(disk[done].get<uint64_t>() + disk[merged].get<uint64_t>(),
-                disk["probe_ios"].get<uint64_t>())
-          << job.dump(1);
-      EXPECT_EQ(disk[rw == "randread" ? "writes" : "reads"], 0) << job.dump(1);
-    }
+    check_counts(probe, rw, name);
     if (rw == "randread") {
       const Json& sqpoll = job_named(probe, "io_uring+sqpoll randread 4k qd8");
       EXPECT_TRUE(sqpoll["cpu"].contains("sqpoll_thread_s")) << sqpoll["cpu"].dump();
       EXPECT_EQ(job_named(probe, "psync randread 4k qd1")["iodepth"], 1);
     }
+    // Spinning for completions changes how the probe waits, never what it counts.
+    const Json spin = probe_json("--target " + device + " --allow-write --rw " + rw +
+                                 " --engine io_uring,libaio --completion-wait spin --bs 4k"
+                                 " --iodepth 8 --runtime 300ms --ramp 100ms");
+    ASSERT_EQ(spin["jobs"].size(), 2u);
+    EXPECT_EQ(spin["jobs"][0]["name"], "io_uring " + rw + " 4k qd8 spin");
+    EXPECT_EQ(spin["jobs"][1]["completion_wait"], "spin");
+    check_counts(spin, rw, name);
   }
 }
 
@@ -167,7 +180,10 @@ TEST(ProbeSystem, RawDeviceWithoutAllowWriteOnlyReads) {
   auto zram = ZramDevice::create("64M", &reason);
   if (!zram) GTEST_SKIP() << reason;
   const Json probe = probe_json("--target " + zram->path() +
-                                " --engine io_uring --rw randwrite --runtime 100ms --ramp 0s");
+                                " --engine io_uring --rw randwrite --runtime 100ms --ramp 0s"
+                                " --no-capabilities");
+  EXPECT_FALSE(probe.contains("capabilities"));
+  EXPECT_EQ(probe["unavailable"]["capabilities"], "not checked (--no-capabilities)");
   const Json& job = probe["jobs"][0];
   EXPECT_EQ(job["status"], "skipped");
   EXPECT_NE(job["reason"].get<std::string>().find("--allow-write"), std::string::npos);

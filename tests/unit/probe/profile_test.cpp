@@ -83,6 +83,56 @@ ramp = "100ms"
   EXPECT_EQ(profile.jobs().front().ramp, microseconds(100000));
 }
 
+// As fio: once the queue is full, one completion is taken and one slot refilled, unless the
+// profile asks for a window; 0 still means every completion available.
+TEST(Profile, CompletionBatchesDefaultToFiosAndSpinIsNamed) {
+  const auto profile = parse_ok(R"(
+[[workload]]
+name = "plain"
+engines = ["io_uring", "psync"]
+rw = "randread"
+bs = "4k"
+iodepth = 16
+[[workload]]
+name = "window"
+engines = "libaio"
+rw = "read"
+bs = "4k"
+iodepth = 32
+batch_submit = 8
+batch_complete_min = 8
+completion_wait = "spin"
+[[workload]]
+name = "all"
+engines = "io_uring"
+rw = "randwrite"
+bs = "4k"
+iodepth = 16
+batch_complete_max = 0
+)");
+  const auto jobs = profile.jobs();
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[0].batch_complete_min, 1u);
+  EXPECT_EQ(jobs[0].batch_complete_max, 1u);
+  EXPECT_EQ(jobs[0].completion_wait, CompletionWait::kSleep);
+  EXPECT_EQ(jobs[2].name(), "libaio read 4k qd32 window8 spin");
+  EXPECT_EQ(jobs[2].batch_complete_max, 8u);
+  EXPECT_EQ(jobs[2].completion_wait, CompletionWait::kSpin);
+  EXPECT_EQ(jobs[3].batch_complete_max, 0u);
+
+  auto overridden = profile;
+  ProfileOverrides overrides;
+  overrides.completion_wait = CompletionWait::kSpin;
+  overrides.batch_complete_max = 4;
+  apply_overrides(overridden, overrides);
+  for (const auto& job : overridden.jobs()) {
+    EXPECT_EQ(job.completion_wait, CompletionWait::kSpin) << job.name();
+    EXPECT_EQ(job.batch_complete_max, 4u) << job.name();
+  }
+  // Synchronous engines never wait for a queue: their names stay as they were.
+  EXPECT_EQ(overridden.jobs()[1].name(), "psync randread 4k qd1");
+}
+
 TEST(Profile, OverridesReplaceFieldsInEveryWorkload) {
   auto profile = load_profile("quick");
   ASSERT_TRUE(profile.ok());
@@ -119,6 +169,9 @@ TEST(Profile, ErrorsNameTheFileLineAndField) {
   EXPECT_NE(parse_error("[[workload]]\nengines = \"libaio+sqpoll\"\nrw = \"read\"\nbs = 4096\n"
                         "iodepth = 1\n")
                 .find("no mode \"sqpoll\""),
+            std::string::npos);
+  EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\ncompletion_wait = \"poll\"\n")
+                .find("completion_wait (\"sleep\" or \"spin\")"),
             std::string::npos);
   EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\n" + base + "bs = \"4k\"\niodepth = 1\n")
                 .find("same job"),
