@@ -8,6 +8,7 @@ namespace kdrift {
 void register_capture(CLI::App& app, int& exit_status);
 void register_audit(CLI::App& app, int& exit_status);
 void register_dump_sysroot(CLI::App& app, int& exit_status);
+void register_trace(CLI::App& app, int& exit_status);
 void register_probe(CLI::App& app, int& exit_status);
 void register_import_fio(CLI::App& app, int& exit_status);
 

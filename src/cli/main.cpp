@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   kdrift::register_dump_sysroot(app, status);
   kdrift::register_probe(app, status);
   kdrift::register_import_fio(app, status);
+  kdrift::register_trace(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

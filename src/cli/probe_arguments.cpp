@@ -37,6 +37,8 @@ void ProbeArguments::add_target_options(CLI::App& command) {
   command.add_flag("--allow-write", allow_write,
                    "Allow writes to an existing file or to a raw device that holds no signature, "
                    "is not mounted and has no holders");
+  command.add_flag("--no-trace", no_trace,
+                   "Do not count what the block layer did during each job (BPF)");
 }
 
 void ProbeArguments::add_override_options(CLI::App& command) {
@@ -163,6 +165,7 @@ ProbeOptions ProbeArguments::resolve_options(const Profile& resolved) const {
   }
   if (sqpoll_cpu >= 0) options.sqpoll_cpu = sqpoll_cpu;
   options.capabilities = !no_capabilities;
+  options.trace = !no_trace;
   if (isatty(STDERR_FILENO) != 0) {
     options.progress = [](size_t index, size_t count, const std::string& job) {
       (void)std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, count, job.c_str());

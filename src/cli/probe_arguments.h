@@ -35,6 +35,7 @@ struct ProbeArguments {
   int batch_complete_max = -1;
   std::string completion_wait;
   bool no_capabilities = false;
+  bool no_trace = false;
   std::string cpus;
   std::string numa;
 

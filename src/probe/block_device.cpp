@@ -142,4 +142,22 @@ std::optional<int> device_numa_node(const SysRoot& root, const BlockDeviceRef& d
   return std::nullopt;
 }
 
+Result<TracedDisk> traced_disk(const SysRoot& root, const BlockDeviceRef& device) {
+  TracedDisk disk{device.major, device.minor, device.disk,
+                  root.exists("/sys/block/" + device.disk + "/mq")};
+  if (!device.partition) return disk;
+  const std::string path = "/sys/block/" + device.disk + "/dev";
+  auto numbers = root.read_value(path);
+  if (!numbers) return numbers.error();
+  const auto parts = split(*numbers, ':');
+  const auto major = parts.size() == 2 ? parse_uint(parts[0]) : std::nullopt;
+  const auto minor = parts.size() == 2 ? parse_uint(parts[1]) : std::nullopt;
+  if (!major || !minor) {
+    return content_error(path + ": " + quote_value(*numbers) + " is not MAJOR:MINOR");
+  }
+  disk.major = static_cast<unsigned>(*major);
+  disk.minor = static_cast<unsigned>(*minor);
+  return disk;
+}
+
 }  // namespace kdrift

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/block_trace.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 
@@ -33,6 +34,10 @@ std::vector<std::string> write_refusals(const SysRoot& root, const BlockDeviceRe
 
 // libblkid's safe probe of superblocks (filesystems, swap, RAID members) and partition tables.
 Result<std::optional<std::string>> probe_signature(const std::string& device_node);
+
+// The whole disk under the device, as the block trace filters on it (a partition is traced
+// with its disk), and whether it is blk-mq (has requests) or bio-based.
+Result<TracedDisk> traced_disk(const SysRoot& root, const BlockDeviceRef& device);
 
 // NUMA node of the device's controller, nullopt when it has none (virtual devices, one node).
 std::optional<int> device_numa_node(const SysRoot& root, const BlockDeviceRef& device);

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "probe/histogram.h"
+#include "util/latency_histogram.h"
 
 namespace kdrift {
 

@@ -8,9 +8,11 @@
 #include <cstdio>
 
 #include "collect/irq.h"
+#include "probe/diskstats.h"
 #include "probe/engine.h"
 #include "probe/failure_cause.h"
 #include "probe/target.h"
+#include "trace/block_trace.h"
 #include "util/text.h"
 #include "util/units.h"
 
@@ -22,26 +24,8 @@ double seconds(uint64_t nanoseconds) {
 }
 
 // part / whole, 0 for an empty whole.
-double ratio(uint64_t part, uint64_t whole) {
-  return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
-}
-
 double timeval_seconds(const timeval& value) {
   return static_cast<double>(value.tv_sec) + static_cast<double>(value.tv_usec) / 1e6;
-}
-
-Json latency_json(const LatencyHistogram& histogram) {
-  Json percentiles = Json::object();
-  for (const double p : kReportedPercentiles) {
-    char key[32];
-    (void)std::snprintf(key, sizeof key, "%f", p);  // fio's keys: "99.900000"
-    percentiles[key] = histogram.percentile(p);
-  }
-  return {{"min", histogram.min()},
-          {"max", histogram.max()},
-          {"mean", histogram.mean()},
-          {"stddev", histogram.stddev()},
-          {"percentile", std::move(percentiles)}};
 }
 
 Json samples_json(const std::vector<uint64_t>& samples) {
@@ -67,52 +51,6 @@ Json direction_json(const DirectionStats& stats, double window_s,
               {"lat_ns", latency_json(stats.total)}};
   // Per-second samples count both directions; they belong to a direction only when it is alone.
   if (only_direction) out["iops_per_second"] = samples_json(per_second);
-  return out;
-}
-
-// /sys/dev/block/<M:m>/stat, the counters iostat reads.
-struct DiskStats {
-  std::vector<uint64_t> fields;
-};
-
-Result<DiskStats> read_disk_stats(const SysRoot& root, const BlockDeviceRef& device) {
-  const std::string path = "/sys/dev/block/" + std::to_string(device.major) + ":" +
-                           std::to_string(device.minor) + "/stat";
-  auto text = root.read(path);
-  if (!text) return text.error();
-  DiskStats stats;
-  for (const auto& field : split_whitespace(*text)) {
-    auto value = parse_uint(field);
-    if (!value) return content_error(path + ": " + quote_value(field) + " is not a counter");
-    stats.fields.push_back(*value);
-  }
-  if (stats.fields.size() < 11) return content_error(path + ": fewer than 11 counters");
-  return stats;
-}
-
-Json disk_stats_delta(const DiskStats& before, const DiskStats& after, const std::string& name,
-                      uint64_t issued_ios) {
-  auto delta = [&](size_t index) { return after.fields[index] - before.fields[index]; };
-  const uint64_t reads = delta(0);
-  const uint64_t writes = delta(4);
-  const uint64_t merges = delta(1) + delta(5);
-  const uint64_t sectors = delta(2) + delta(6);
-  const uint64_t requests = reads + writes;
-  Json out = {{"device", name},
-              {"reads", reads},
-              {"read_merges", delta(1)},
-              {"read_sectors", delta(2)},
-              {"read_ticks_ms", delta(3)},
-              {"writes", writes},
-              {"write_merges", delta(5)},
-              {"write_sectors", delta(6)},
-              {"write_ticks_ms", delta(7)},
-              {"io_ticks_ms", delta(9)},
-              {"time_in_queue_ms", delta(10)},
-              {"probe_ios", issued_ios}};
-  out["avg_request_bytes"] = 512 * ratio(sectors, requests);
-  // Share of the I/Os that reached the queue and were merged into another request.
-  out["merge_ratio"] = ratio(merges, requests + merges);
   return out;
 }
 
@@ -281,6 +219,8 @@ struct JobRun {
   const Target& target;
   const SysRoot& root;
   const FailureContext& context;
+  BlockTrace* trace;            // null when tracing is off or unavailable
+  const std::string& no_trace;  // why, then
 };
 
 Json run_job(const JobSpec& job, const JobRun& run) {
@@ -331,6 +271,15 @@ Json run_job(const JobSpec& job, const JobRun& run) {
   out["setup"] = (*engine)->setup();
 
   const auto& device = run.target.device();
+  // Attached before the first diskstats read and detached after the last, so the programs see
+  // everything the device counts in between.
+  std::string no_trace = run.no_trace;
+  bool traced = false;
+  if (run.trace != nullptr) {
+    auto attached = run.trace->attach();
+    traced = attached.ok();
+    if (!traced) no_trace = attached.error().describe();
+  }
   std::optional<DiskStats> disk_before;
   if (device) {
     if (auto stats = read_disk_stats(run.root, *device)) disk_before = *stats;
@@ -358,6 +307,14 @@ Json run_job(const JobSpec& job, const JobRun& run) {
       device && interrupts_start ? device_interrupts(run.root, device->disk) : std::nullopt;
   engine->reset();  // the ring's teardown is not part of what the device saw
   if (job.engine.sqpoll) wait_for_sqpoll_exit(run.root);
+  std::optional<Result<DiskStats>> disk_after;
+  if (device && disk_before) disk_after = read_disk_stats(run.root, *device);
+  Json trace;
+  if (traced) {
+    trace = run.trace->detach();
+  } else {
+    out["unavailable"]["trace"] = no_trace;
+  }
 
   if (failure) {
     out["status"] = "failed";
@@ -408,17 +365,19 @@ Json run_job(const JobSpec& job, const JobRun& run) {
                      "'s controller in /proc/interrupts (virtual device: loop, zram, dm)"
                : run.target.device_unavailable();
   }
-  if (device && disk_before) {
-    if (auto disk_after = read_disk_stats(run.root, *device)) {
+  if (disk_after) {
+    if (*disk_after) {
       out["diskstats"] =
-          disk_stats_delta(*disk_before, *disk_after, device->name, recorder.all_completions());
+          disk_stats_delta(*disk_before, **disk_after, device->name, recorder.all_completions());
+      if (!trace.is_null()) trace["diskstats"] = trace_diskstats(out["diskstats"]);
     } else {
-      out["unavailable"]["diskstats"] = disk_after.error().describe();
+      out["unavailable"]["diskstats"] = disk_after->error().describe();
     }
   } else {
     out["unavailable"]["diskstats"] =
         device ? "cannot read the device's stat file" : run.target.device_unavailable();
   }
+  if (!trace.is_null()) out["trace"] = std::move(trace);
   return out;
 }
 
@@ -488,6 +447,19 @@ Result<Placement> parse_numa(const std::string& text) {
   return placement;
 }
 
+namespace {
+
+// The block programs for the disk under the target.
+Result<std::unique_ptr<BlockTrace>> load_block_trace(const Target& target, const SysRoot& root) {
+  const auto& device = target.device();
+  if (!device) return make_error(ENODEV, target.device_unavailable());
+  auto disk = traced_disk(root, *device);
+  if (!disk) return disk.error();
+  return BlockTrace::load({*disk}, running_kernel_features());
+}
+
+}  // namespace
+
 Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, const SysRoot& root) {
   TargetOptions target_options;
   target_options.allow_write = options.allow_write;
@@ -524,9 +496,20 @@ Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, cons
   }
   section["precondition"] = std::move(precondition);
 
+  std::unique_ptr<BlockTrace> trace;
+  std::string no_trace = "tracing off (--no-trace)";
+  if (options.trace) {
+    auto loaded = load_block_trace(*target, root);
+    if (loaded) {
+      trace = std::move(*loaded);
+    } else {
+      no_trace = loaded.error().describe();
+    }
+  }
+
   const auto jobs = profile.jobs();
   Json results = Json::array();
-  const JobRun run{*target, root, context};
+  const JobRun run{*target, root, context, trace.get(), no_trace};
   for (size_t index = 0; index < jobs.size(); ++index) {
     JobSpec job = jobs[index];
     if (options.sqpoll_cpu) job.sqpoll_cpu = options.sqpoll_cpu;

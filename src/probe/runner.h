@@ -35,6 +35,8 @@ struct ProbeOptions {
   // The canary matrix costs ~0.1 s of CPU; scripts that run many short probes of one known
   // mode may leave it out (the section then says so under "unavailable").
   bool capabilities = true;
+  // The block-layer BPF programs around each job (trace section); off with --no-trace.
+  bool trace = true;
   // Called before each job ("[3/40] io_uring randread 4k qd16"), for a progress line.
   std::function<void(size_t index, size_t count, const std::string& job)> progress;
 };

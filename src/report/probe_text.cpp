@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "report/text_table.h"
+#include "report/trace_text.h"
 
 namespace kdrift {
 namespace {
@@ -103,6 +104,13 @@ std::string render_probe_text(const Json& probe, bool colour) {
   table.render(out);
   for (const auto& note : notes)
     out << "  * " << note << "\n";
+
+  std::string traces;
+  for (const auto& job : jobs != nullptr && jobs->is_array() ? *jobs : Json::array())
+    traces += render_trace_text(job);
+  if (!traces.empty()) {
+    out << "\n" << bold << "What the block layer did" << reset << " (BPF, per job)\n" << traces;
+  }
   return out.str();
 }
 

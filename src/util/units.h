@@ -22,4 +22,9 @@ std::string format_size(uint64_t bytes);
 // 1500000us -> "1.5s", 250000us -> "250ms".
 std::string format_duration(std::chrono::microseconds duration);
 
+// part / whole, 0 when whole is 0 (an average over nothing).
+inline double ratio(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
+}
+
 }  // namespace kdrift

@@ -1,7 +1,8 @@
-#include "probe/histogram.h"
+#include "util/latency_histogram.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace kdrift {
 
@@ -57,6 +58,33 @@ double LatencyHistogram::stddev() const {
   const double average = mean();
   const double variance = sum_squares_ / static_cast<double>(total_) - average * average;
   return variance > 0 ? std::sqrt(variance) : 0.0;
+}
+
+void LatencyHistogram::record_bucket(size_t bucket, uint64_t count) {
+  if (count == 0 || bucket >= kBucketCount) return;
+  const auto [low, high] = bucket_range(bucket);
+  const uint64_t middle = low + (high - low) / 2;
+  counts_[bucket] += count;
+  total_ += count;
+  sum_ += middle * count;
+  sum_squares_ +=
+      static_cast<double>(middle) * static_cast<double>(middle) * static_cast<double>(count);
+  min_ = std::min(min_, middle);
+  max_ = std::max(max_, middle);
+}
+
+nlohmann::json latency_json(const LatencyHistogram& histogram) {
+  nlohmann::json percentiles = nlohmann::json::object();
+  for (const double p : kReportedPercentiles) {
+    char key[32];
+    (void)std::snprintf(key, sizeof key, "%f", p);  // fio's keys: "99.900000"
+    percentiles[key] = histogram.percentile(p);
+  }
+  return {{"min", histogram.min()},
+          {"max", histogram.max()},
+          {"mean", histogram.mean()},
+          {"stddev", histogram.stddev()},
+          {"percentile", std::move(percentiles)}};
 }
 
 }  // namespace kdrift

@@ -1,4 +1,4 @@
-#include "probe/histogram.h"
+#include "util/latency_histogram.h"
 
 #include <gtest/gtest.h>
 
@@ -64,6 +64,28 @@ TEST(LatencyHistogram, MergeAddsCounts) {
   EXPECT_EQ(a.count(), 3u);
   EXPECT_EQ(a.max(), 5000u);
   EXPECT_EQ(a.min(), 1000u);
+}
+
+// Histograms aggregated in BPF arrive as bucket counts: percentiles come out as if the samples
+// had been recorded here, to within the bucket's width.
+TEST(LatencyHistogram, BucketCountsGiveTheSamePercentiles) {
+  LatencyHistogram recorded;
+  LatencyHistogram from_buckets;
+  std::vector<uint64_t> counts(LatencyHistogram::kBucketCount, 0);
+  for (uint64_t value = 1000; value < 2000000; value = value * 11 / 10) {
+    recorded.record(value);
+    ++counts[LatencyHistogram::bucket_of(value)];
+  }
+  for (size_t bucket = 0; bucket < counts.size(); ++bucket)
+    from_buckets.record_bucket(bucket, counts[bucket]);
+  EXPECT_EQ(from_buckets.count(), recorded.count());
+  for (const double p : kReportedPercentiles) {
+    const auto exact = static_cast<double>(recorded.percentile(p));
+    EXPECT_NEAR(static_cast<double>(from_buckets.percentile(p)), exact, exact * 0.004) << p;
+  }
+  EXPECT_NEAR(from_buckets.mean(), recorded.mean(), recorded.mean() * 0.004);
+  const auto json = latency_json(from_buckets);
+  EXPECT_EQ(json["percentile"]["50.000000"], from_buckets.percentile(50));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace kdrift {
@@ -29,6 +30,9 @@ class LatencyHistogram {
     if (nanoseconds > max_) max_ = nanoseconds;
   }
   void merge(const LatencyHistogram& other);
+  // Adds count samples known only by their bucket (histograms aggregated elsewhere, in BPF):
+  // each counts as its bucket's midpoint for the mean, min and max.
+  void record_bucket(size_t bucket, uint64_t count);
 
   uint64_t count() const { return total_; }
   uint64_t min() const { return total_ == 0 ? 0 : min_; }
@@ -74,5 +78,8 @@ class LatencyHistogram {
 // fio's default percentile list, which already holds the seeds' 10/50/90/95/99/99.9.
 inline constexpr std::array<double, 17> kReportedPercentiles = {
     1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+
+// {min, max, mean, stddev, percentile{"1.000000": ns, ...}}, as fio's clat_ns / lat_ns.
+nlohmann::json latency_json(const LatencyHistogram& histogram);
 
 }  // namespace kdrift

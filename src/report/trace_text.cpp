@@ -1,0 +1,87 @@
+#include "report/trace_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "report/text_table.h"
+
+namespace kdrift {
+namespace {
+
+uint64_t count_at(const Json& node, std::initializer_list<std::string_view> keys) {
+  const Json* value = at(node, keys);
+  return value != nullptr && value->is_number_unsigned() ? value->get<uint64_t>() : 0;
+}
+
+double number_at(const Json& node, std::initializer_list<std::string_view> keys) {
+  const Json* value = at(node, keys);
+  return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
+}
+
+// The log-linear buckets folded into power-of-two microsecond ranges, as biolatency prints.
+void render_histogram(std::ostream& out, const Json& buckets) {
+  std::map<int, uint64_t> by_power;
+  for (const auto& bucket : buckets) {
+    const uint64_t micros = count_at(bucket, {"low"}) / 1000;
+    int power = 0;
+    while ((uint64_t{2} << power) <= micros)
+      ++power;
+    by_power[micros == 0 ? -1 : power] += count_at(bucket, {"count"});
+  }
+  if (by_power.empty()) return;
+  uint64_t most = 0;
+  for (const auto& [power, count] : by_power)
+    most = std::max(most, count);
+  constexpr int kWidth = 40;
+  char line[160];
+  (void)std::snprintf(line, sizeof line, "%24s : %-10s %s\n", "usecs", "count", "distribution");
+  out << line;
+  for (int power = by_power.begin()->first; power <= by_power.rbegin()->first; ++power) {
+    const uint64_t count = by_power.count(power) != 0 ? by_power[power] : 0;
+    const uint64_t low = power < 0 ? 0 : uint64_t{1} << power;
+    const uint64_t high = power < 0 ? 1 : (uint64_t{2} << power) - 1;
+    const auto stars = static_cast<int>(most == 0 ? 0 : count * kWidth / most);
+    (void)std::snprintf(line, sizeof line, "%10llu -> %-10llu : %-10llu |%-*s|\n",
+                        static_cast<unsigned long long>(low), static_cast<unsigned long long>(high),
+                        static_cast<unsigned long long>(count), kWidth,
+                        std::string(static_cast<size_t>(stars), '*').c_str());
+    out << line;
+  }
+}
+
+}  // namespace
+
+std::string render_trace_text(const Json& job) {
+  const Json* block = at(job, {"trace", "block"});
+  if (block == nullptr || !block->is_object()) return "";
+  std::ostringstream out;
+  char line[256];
+  out << text_at(job, {"name"}) << ": " << count_at(*block, {"bios_queued"}) << " bios";
+  if (const Json* requests = at(*block, {"requests_completed"})) {
+    (void)std::snprintf(
+        line, sizeof line, ", %llu requests completed (%.1f KiB each, %.0f %% merged, %llu split)",
+        static_cast<unsigned long long>(requests->get<uint64_t>()),
+        number_at(*block, {"avg_request_bytes"}) / 1024, 100 * number_at(*block, {"merge_ratio"}),
+        static_cast<unsigned long long>(count_at(*block, {"splits"})));
+    out << line;
+    const uint64_t polled = count_at(*block, {"issued_by_queue_type", "poll"});
+    if (polled > 0) out << ", " << polled << " on poll queues";
+  } else {
+    out << " (" << text_at(*block, {"unavailable", "requests"}) << ")";
+  }
+  if (const Json* disk = at(job, {"trace", "diskstats"})) {
+    out << "; the device counted " << count_at(*disk, {"ios"}) << " I/Os and "
+        << count_at(*disk, {"merges"}) << " merges";
+  }
+  out << "\n";
+  if (const Json* buckets = at(*block, {"device_latency_ns", "buckets"});
+      buckets != nullptr && buckets->is_array() && !buckets->empty()) {
+    out << "  device latency (issue to completion):\n";
+    render_histogram(out, *buckets);
+  }
+  return out.str();
+}
+
+}  // namespace kdrift

@@ -1,0 +1,48 @@
+#pragma once
+// The block-layer programs (probes/block_stats.bpf.c) for a set of disks: loaded once, attached
+// around each measured job, read when detached. Counts, bytes, merges, splits, request sizes,
+// depth at issue and latency histograms come out as the "block" part of a trace section, with
+// each program's own cost (run count and run time from BPF_ENABLE_STATS).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "snapshot/snapshot.h"
+#include "trace/kernel_features.h"
+#include "util/result.h"
+
+namespace kdrift {
+
+struct TracedDisk {
+  unsigned major = 0;
+  unsigned minor = 0;  // the whole disk's: partitions are counted with their disk
+  std::string name;
+  bool request_based = true;  // blk-mq; false for bio-based drivers (zram, brd)
+};
+
+class BlockTrace {
+ public:
+  // Loads every program the kernel supports; an error (naming each program's reason) only
+  // when none can load, or BPF itself is refused (no CAP_BPF, lockdown).
+  static Result<std::unique_ptr<BlockTrace>> load(const std::vector<TracedDisk>& disks,
+                                                  const TraceFeatures& features);
+  BlockTrace(const BlockTrace&) = delete;
+  BlockTrace& operator=(const BlockTrace&) = delete;
+  ~BlockTrace();
+
+  // Zeroes the maps and attaches the programs.
+  Status attach();
+  // Detaches and reads: {"block": {...}, "programs": {...}}.
+  Json detach();
+
+ private:
+  struct State;
+  explicit BlockTrace(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// Percentiles (fio's keys) and non-empty buckets of a latency histogram read from BPF.
+Json latency_histogram_json(const std::vector<unsigned long long>& buckets);
+
+}  // namespace kdrift
