@@ -5,7 +5,8 @@
 # 4K writes at 16, through io_uring and libaio. Per point it prints the kdrift/fio ratios of
 # IOPS, p50 and p99 total latency (lat_ns), and CPU-seconds per million I/Os (user + system of
 # the whole process and its io_uring worker threads, from wait4, ramp included, same formula
-# for both tools; kdrift skips its capability matrix, --no-capabilities, so both do only the job).
+# for both tools). kdrift skips its capability matrix and its BPF trace (--no-capabilities
+# --no-trace), so both do only the job; scripts/bench/trace-overhead.sh measures the trace.
 # Usage: scripts/bench/probe-vs-fio.sh [PAIRS] [RUNTIME_S] [KDRIFT PROBE OPTIONS...]
 #   (root; default 5 pairs of 3 s runs; e.g. "5 3 --completion-wait spin" to measure spinning)
 set -euo pipefail
@@ -54,9 +55,8 @@ run_fio() {  # target engine rw depth
 }
 run_kdrift() {  # target engine rw depth
   /usr/bin/time -f '%U %S' -o "$work/time" \
-    "$kdrift" probe --format json --no-capabilities --target "$1" --allow-write --engine "$2" \
-    --rw "$3" \
-    --iodepth "$4" --bs 4k --runtime "${runtime}s" --ramp "${ramp}s" "${probe_options[@]}" \
+    "$kdrift" probe --format json --no-capabilities --no-trace --target "$1" --allow-write \
+    --engine "$2" --rw "$3" --iodepth "$4" --bs 4k --runtime "${runtime}s" --ramp "${ramp}s" "${probe_options[@]}" \
     >"$work/out.json"
   jq -r --arg rw "$3" '.probe.jobs[0] | (if ($rw | test("write")) then .write else .read end) |
     "\(.iops) \(.lat_ns.percentile["50.000000"]) \(.lat_ns.percentile["99.000000"])"' \
