@@ -29,6 +29,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# bpftrace finds tracepoints through tracefs, which this kind of VM does not mount by itself.
+if [ ! -e /sys/kernel/tracing/events ]; then mount -t tracefs tracefs /sys/kernel/tracing; fi
+
 zram=zram$(cat /sys/class/zram-control/hot_add)
 echo 4G >"/sys/block/$zram/disksize"
 fio --name=fill --filename="/dev/$zram" --rw=write --bs=1m --direct=1 --ioengine=libaio \
@@ -59,7 +62,11 @@ run_under_bpftrace() {
   for _ in $(seq 100); do grep -q Attaching "$work/bpftrace.out" && break; sleep 0.1; done
   sleep 0.5
   run_probe --no-trace
-  kill -INT "$bpftrace_pid"
+  if ! kill -INT "$bpftrace_pid" 2>/dev/null; then
+    echo "bpftrace exited early:" >&2
+    cat "$work/bpftrace.out" >&2
+    exit 1
+  fi
   wait "$bpftrace_pid" 2>/dev/null || true
   bpftrace_pid=
 }
