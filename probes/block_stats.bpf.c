@@ -2,7 +2,9 @@
 /* Block-layer statistics for the probe's target disks: counts, bytes, merges, splits, request
  * sizes, depth at issue and log-linear latency histograms, aggregated per CPU in the kernel.
  * Each tracepoint has two programs: the argument list since 5.11, and the older one that led
- * with the request_queue; user space loads the one the running kernel's BTF describes. */
+ * with the request_queue; user space loads the one the running kernel's BTF describes.
+ * tp_btf arguments are typed kernel pointers: fields are loaded directly (CO-RE relocates each
+ * offset), which costs a load, not a bpf_probe_read_kernel() call, per field. */
 /* The kernel types come first: the libbpf headers are written against them. */
 /* clang-format off */
 #include "core_types.h"
@@ -49,13 +51,6 @@ struct {
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, 1);
-  __type(key, __u32);
-  __type(value, struct kdrift_block_hists);
-} hists SEC(".maps");
-
-struct {
-  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, KDRIFT_LATENCIES);
   __type(key, __u32);
   __type(value, struct kdrift_latency_hist);
@@ -69,15 +64,10 @@ static __always_inline struct kdrift_block_counts* my_counts(void) {
   return bpf_map_lookup_elem(&counts, &zero);
 }
 
-static __always_inline struct kdrift_block_hists* my_hists(void) {
-  __u32 zero = 0;
-  return bpf_map_lookup_elem(&hists, &zero);
-}
-
 static __always_inline bool disk_targeted(struct gendisk* disk) {
   if (!disk) return false;
   __u32 device =
-      ((__u32)BPF_CORE_READ(disk, major) << 20) | (__u32)BPF_CORE_READ(disk, first_minor);
+      ((__u32)disk->major << 20) | (__u32)disk->first_minor;
   for (int i = 0; i < KDRIFT_MAX_TARGET_DISKS; i++) {
     if (i >= target_disk_count) break;
     if (target_disks[i] == device) return true;
@@ -87,14 +77,14 @@ static __always_inline bool disk_targeted(struct gendisk* disk) {
 
 static __always_inline struct gendisk* request_disk(struct request* rq) {
   struct request___old* old = (void*)rq;
-  if (bpf_core_field_exists(old->rq_disk)) return BPF_CORE_READ(old, rq_disk);
-  return BPF_CORE_READ(rq, q, disk);
+  if (bpf_core_field_exists(old->rq_disk)) return old->rq_disk;
+  return rq->q->disk;
 }
 
 static __always_inline struct gendisk* bio_disk(struct bio* bio) {
   struct bio___old* old = (void*)bio;
-  if (bpf_core_field_exists(old->bi_disk)) return BPF_CORE_READ(old, bi_disk);
-  return BPF_CORE_READ(bio, bi_bdev, bd_disk);
+  if (bpf_core_field_exists(old->bi_disk)) return old->bi_disk;
+  return bio->bi_bdev->bd_disk;
 }
 
 /* REQ_OP_READ is 0 and REQ_OP_WRITE 1 in the low 8 bits of the op flags, in every kernel. */
@@ -138,9 +128,9 @@ static __always_inline int on_bio_queue(struct bio* bio) {
   if (!disk_targeted(bio_disk(bio))) return 0;
   struct kdrift_block_counts* c = my_counts();
   if (!c) return 0;
-  int dir = direction(BPF_CORE_READ(bio, bi_opf));
+  int dir = direction(bio->bi_opf);
   c->bios[dir]++;
-  c->bio_bytes[dir] += BPF_CORE_READ(bio, bi_iter.bi_size);
+  c->bio_bytes[dir] += bio->bi_iter.bi_size;
   if (pair_bios) {
     __u64 key = (__u64)bio;
     __u64 now = bpf_ktime_get_ns();
@@ -193,34 +183,38 @@ static __always_inline int on_insert(struct request* rq) {
   return 0;
 }
 
+static __always_inline void count_depth(struct kdrift_block_counts* c, __u64 depth) {
+  if (depth > KDRIFT_DEPTH_BUCKETS - 1) depth = KDRIFT_DEPTH_BUCKETS - 1;
+  barrier_var(depth);
+  if (depth < KDRIFT_DEPTH_BUCKETS) c->depth[depth]++;
+}
+
 static __always_inline int on_issue(struct request* rq) {
   if (!disk_targeted(request_disk(rq))) return 0;
   struct kdrift_block_counts* c = my_counts();
-  struct kdrift_block_hists* h = my_hists();
-  if (!c || !h) return 0;
+  if (!c) return 0;
   __u64 now = bpf_ktime_get_ns();
-  int dir = direction(BPF_CORE_READ(rq, cmd_flags));
-  unsigned int bytes = BPF_CORE_READ(rq, __data_len);
+  int dir = direction(rq->cmd_flags);
+  unsigned int bytes = rq->__data_len;
   c->issued[dir]++;
   c->issued_bytes[dir] += bytes;
   unsigned int type = KDRIFT_QUEUE_UNKNOWN;
-  struct blk_mq_hw_ctx* hctx = BPF_CORE_READ(rq, mq_hctx);
+  struct blk_mq_hw_ctx* hctx = rq->mq_hctx;
   if (hctx) {
-    type = BPF_CORE_READ(hctx, type);
+    type = hctx->type;
     if (type > KDRIFT_QUEUE_POLL) type = KDRIFT_QUEUE_UNKNOWN;
   }
   c->issued_by_queue_type[type]++;
   __u64 size_bucket = log2_u64(bytes);
   barrier_var(size_bucket);
-  if (size_bucket < KDRIFT_SIZE_BUCKETS) h->request_bytes[size_bucket]++;
+  if (size_bucket < KDRIFT_SIZE_BUCKETS) c->request_bytes[size_bucket]++;
 
   __u64 key = (__u64)rq;
   struct request_start* start = bpf_map_lookup_elem(&request_starts, &key);
   if (start) {
     /* A requeued request is issued again: it is already counted in flight. */
     if (start->issued_ns == 0) {
-      __u64 depth = __sync_fetch_and_add(&in_flight, 1);
-      h->depth[depth < KDRIFT_DEPTH_BUCKETS - 1 ? depth : KDRIFT_DEPTH_BUCKETS - 1]++;
+      count_depth(c, __sync_fetch_and_add(&in_flight, 1));
     }
     record_latency(KDRIFT_LAT_QUEUE, start->inserted_ns, now);
     start->issued_ns = now;
@@ -230,8 +224,7 @@ static __always_inline int on_issue(struct request* rq) {
     if (bpf_map_update_elem(&request_starts, &key, &fresh, BPF_ANY) != 0) {
       c->dropped_request_starts++;
     } else {
-      __u64 depth = __sync_fetch_and_add(&in_flight, 1);
-      h->depth[depth < KDRIFT_DEPTH_BUCKETS - 1 ? depth : KDRIFT_DEPTH_BUCKETS - 1]++;
+      count_depth(c, __sync_fetch_and_add(&in_flight, 1));
     }
   }
   return 0;
@@ -249,7 +242,7 @@ static __always_inline int on_complete(struct request* rq, int error, unsigned i
   struct kdrift_block_counts* c = my_counts();
   if (!c) return 0;
   __u64 now = bpf_ktime_get_ns();
-  int dir = direction(BPF_CORE_READ(rq, cmd_flags));
+  int dir = direction(rq->cmd_flags);
   c->completed[dir]++;
   c->completed_bytes[dir] += bytes;
   if (error) c->errors++;
@@ -265,7 +258,7 @@ static __always_inline int on_complete(struct request* rq, int error, unsigned i
   if (start) bpf_map_delete_elem(&request_starts, &key);
 
   if (pair_bios) {
-    __u64 bio_key = (__u64)BPF_CORE_READ(rq, bio);
+    __u64 bio_key = (__u64)rq->bio;
     __u64* queued = bpf_map_lookup_elem(&bio_starts, &bio_key);
     if (queued) {
       record_latency(KDRIFT_LAT_BIO, *queued, now);

@@ -54,6 +54,8 @@ struct kdrift_block_counts {
   /* Start times that did not fit the tables (their latencies are missing, counts are not). */
   unsigned long long dropped_request_starts;
   unsigned long long dropped_bio_starts;
+  unsigned long long request_bytes[KDRIFT_SIZE_BUCKETS];
+  unsigned long long depth[KDRIFT_DEPTH_BUCKETS];
 };
 
 /* One per kdrift_latency (per-CPU values are limited to 32 KiB, so one map entry each). */
@@ -61,9 +63,5 @@ struct kdrift_latency_hist {
   unsigned long long buckets[KDRIFT_LAT_BUCKETS];
 };
 
-struct kdrift_block_hists {
-  unsigned long long request_bytes[KDRIFT_SIZE_BUCKETS];
-  unsigned long long depth[KDRIFT_DEPTH_BUCKETS];
-};
 
 #endif

@@ -94,9 +94,9 @@ off=$(median <"$work/off")
 on=$(median <"$work/on")
 traced=$(median <"$work/bpftrace")
 # The cost of kdrift's own programs, from the last run with its trace on.
-cost=$(jq -r '[.probe.jobs[0].trace.programs[] | select(.run_count != null)] |
-  "\(map(.run_count) | add) runs, \(map(.run_time_ns) | add / (map(.run_count) | add) | floor) ns each"' \
-  "$work/on.json" 2>/dev/null || echo "n/a")
+cost=$(jq -r '[.probe.jobs[0].trace.programs[] | select((.run_count // 0) > 0)] |
+  (map(.run_count) | add) as $runs | (map(.run_time_ns) | add) as $ns |
+  "\($runs) runs, \($ns / $runs | floor) ns each"' "$work/on.json" 2>/dev/null || echo "n/a")
 awk -v off="$off" -v on="$on" -v bt="$traced" -v n="$triples" -v cost="$cost" 'BEGIN {
   printf "io_uring randread 4k qd16 on zram, medians of %d runs each\n", n
   printf "  untraced              %10.0f IOPS\n", off

@@ -8,7 +8,7 @@
 #include "probe/block_device.h"
 #include "probe/diskstats.h"
 #include "probe/recorder.h"
-#include "trace/block_trace.h"
+#include "trace/trace_session.h"
 #include "util/units.h"
 
 namespace kdrift {
@@ -21,7 +21,7 @@ Result<Json> trace_device(const DeviceTraceOptions& options, const SysRoot& root
   if (!device) return device.error();
   auto disk = traced_disk(root, *device);
   if (!disk) return disk.error();
-  auto trace = BlockTrace::load({*disk}, running_kernel_features());
+  auto trace = TraceSession::open({*disk}, 0, running_kernel_features());
   if (!trace) return trace.error();
   if (auto attached = (*trace)->attach(); !attached) return attached.error();
 

@@ -12,7 +12,7 @@
 #include "probe/engine.h"
 #include "probe/failure_cause.h"
 #include "probe/target.h"
-#include "trace/block_trace.h"
+#include "trace/trace_session.h"
 #include "util/text.h"
 #include "util/units.h"
 
@@ -219,7 +219,7 @@ struct JobRun {
   const Target& target;
   const SysRoot& root;
   const FailureContext& context;
-  BlockTrace* trace;            // null when tracing is off or unavailable
+  TraceSession* trace;          // null when tracing is off or unavailable
   const std::string& no_trace;  // why, then
 };
 
@@ -449,13 +449,13 @@ Result<Placement> parse_numa(const std::string& text) {
 
 namespace {
 
-// The block programs for the disk under the target.
-Result<std::unique_ptr<BlockTrace>> load_block_trace(const Target& target, const SysRoot& root) {
+// The trace programs for the disk under the target and for this process's io_uring rings.
+Result<std::unique_ptr<TraceSession>> open_trace(const Target& target, const SysRoot& root) {
   const auto& device = target.device();
   if (!device) return make_error(ENODEV, target.device_unavailable());
   auto disk = traced_disk(root, *device);
   if (!disk) return disk.error();
-  return BlockTrace::load({*disk}, running_kernel_features());
+  return TraceSession::open({*disk}, static_cast<uint32_t>(::getpid()), running_kernel_features());
 }
 
 }  // namespace
@@ -496,10 +496,10 @@ Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, cons
   }
   section["precondition"] = std::move(precondition);
 
-  std::unique_ptr<BlockTrace> trace;
+  std::unique_ptr<TraceSession> trace;
   std::string no_trace = "tracing off (--no-trace)";
   if (options.trace) {
-    auto loaded = load_block_trace(*target, root);
+    auto loaded = open_trace(*target, root);
     if (loaded) {
       trace = std::move(*loaded);
     } else {

@@ -76,6 +76,21 @@ std::string render_trace_text(const Json& job) {
         << count_at(*disk, {"merges"}) << " merges";
   }
   out << "\n";
+  if (const Json* uring = at(job, {"trace", "io_uring"}); uring != nullptr && uring->is_object()) {
+    (void)std::snprintf(
+        line, sizeof line,
+        "  io_uring: %llu submissions, %llu punted to io-wq workers (%.2f per I/O)\n",
+        static_cast<unsigned long long>(count_at(*uring, {"submissions"})),
+        static_cast<unsigned long long>(count_at(*uring, {"punts"})),
+        number_at(*uring, {"punts_per_io"}));
+    out << line;
+  }
+  if (const Json* iommu = at(job, {"trace", "iommu"}); iommu != nullptr && iommu->is_object()) {
+    (void)std::snprintf(line, sizeof line, "  IOMMU: %llu mappings, %.2f per I/O (system-wide)\n",
+                        static_cast<unsigned long long>(count_at(*iommu, {"maps"})),
+                        number_at(*iommu, {"maps_per_io"}));
+    out << line;
+  }
   if (const Json* buckets = at(*block, {"device_latency_ns", "buckets"});
       buckets != nullptr && buckets->is_array() && !buckets->empty()) {
     out << "  device latency (issue to completion):\n";

@@ -7,8 +7,8 @@
 namespace kdrift {
 
 // A job's trace section as text: what the block layer did (bios, requests, merges, average
-// request size) and the device latency as a biolatency-style power-of-two histogram in
-// microseconds. Empty when the job has no trace.
+// request size), io_uring punts and IOMMU mappings per I/O, and the device latency as a
+// biolatency-style power-of-two histogram in microseconds. Empty when the job has no trace.
 std::string render_trace_text(const Json& job);
 
 }  // namespace kdrift

@@ -5,14 +5,11 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdarg>
 #include <cstdio>
-#include <map>
-#include <set>
 
 #include "block_stats.h"
 #include "block_stats.skel.h"
-#include "trace/program_choice.h"
+#include "trace/program_set.h"
 #include "util/latency_histogram.h"
 #include "util/units.h"
 
@@ -36,38 +33,6 @@ const std::vector<TracepointPrograms>& block_tracepoints() {
       {"block_rq_complete", {{"rq_complete", 3}}},
   };
   return tracepoints;
-}
-
-// libbpf's last complaint, for the error a failed load reports (its default is stderr).
-std::string& last_libbpf_message() {
-  static std::string message;
-  return message;
-}
-
-int keep_libbpf_message(libbpf_print_level level, const char* format, va_list arguments) {
-  if (level == LIBBPF_DEBUG) return 0;
-  std::array<char, 512> line{};
-  (void)std::vsnprintf(line.data(), line.size(), format, arguments);
-  std::string text = line.data();
-  while (!text.empty() && text.back() == '\n')
-    text.pop_back();
-  if (!text.empty()) last_libbpf_message() = text;
-  return 0;
-}
-
-// A program's runs, and the events it missed: the kernel skips a program that fires again on a
-// CPU where it is already running (a completion interrupt during a completion).
-struct ProgramRuns {
-  uint64_t count = 0;
-  uint64_t time_ns = 0;
-  uint64_t missed = 0;
-};
-
-ProgramRuns program_runs(const bpf_program* program) {
-  bpf_prog_info info{};
-  uint32_t length = sizeof info;
-  if (bpf_obj_get_info_by_fd(bpf_program__fd(program), &info, &length) != 0) return {};
-  return {info.run_cnt, info.run_time_ns, info.recursion_misses};
 }
 
 template <typename Value>
@@ -137,22 +102,12 @@ Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
 struct BlockTrace::State {
   block_stats* skeleton = nullptr;
   std::vector<TracedDisk> disks;
-  std::vector<ProgramChoice> choices;
-  std::vector<bpf_link*> links;
-  std::map<std::string, ProgramRuns> runs_before;
-  int stats_fd = -1;
-  std::string stats_unavailable;
+  ProgramSet programs;
 
-  ~State() {
-    for (auto* link : links)
-      bpf_link__destroy(link);
-    if (stats_fd >= 0) ::close(stats_fd);
-    block_stats__destroy(skeleton);
-  }
-
-  bpf_program* program(const std::string& name) const {
-    return bpf_object__find_program_by_name(skeleton->obj, name.c_str());
-  }
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() { block_stats__destroy(skeleton); }
 };
 
 BlockTrace::BlockTrace(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -164,24 +119,17 @@ Result<std::unique_ptr<BlockTrace>> BlockTrace::load(const std::vector<TracedDis
     return make_error(
         EINVAL, "block trace: between 1 and " + std::to_string(KDRIFT_MAX_TARGET_DISKS) + " disks");
   }
-  libbpf_set_print(keep_libbpf_message);
+  capture_libbpf_messages();
   auto state = std::make_unique<State>();
   state->disks = disks;
-  state->choices = choose_programs(block_tracepoints(), features);
-  std::set<std::string> chosen;
-  std::string reasons;
-  for (const auto& choice : state->choices) {
-    if (choice.program) {
-      chosen.insert(*choice.program);
-    } else {
-      reasons += (reasons.empty() ? "" : "; ") + choice.reason;
-    }
-  }
-  if (chosen.empty()) return make_error(ENOTSUP, "block trace: " + reasons);
-
   state->skeleton = block_stats__open();
   if (state->skeleton == nullptr) {
     return make_error(errno, "block trace: opening the BPF object: " + last_libbpf_message());
+  }
+  if (auto chosen = state->programs.choose(state->skeleton->obj, block_tracepoints(), features,
+                                           "block trace");
+      !chosen) {
+    return chosen.error();
   }
   bool request_based = false;
   for (size_t i = 0; i < disks.size(); ++i) {
@@ -190,14 +138,8 @@ Result<std::unique_ptr<BlockTrace>> BlockTrace::load(const std::vector<TracedDis
   }
   state->skeleton->rodata->target_disk_count = static_cast<uint32_t>(disks.size());
   state->skeleton->rodata->pair_bios = request_based;
-  bpf_program* program = nullptr;
-  bpf_object__for_each_program(program, state->skeleton->obj) {
-    bpf_program__set_autoload(program, chosen.count(bpf_program__name(program)) != 0);
-  }
   if (const int result = block_stats__load(state->skeleton); result != 0) {
-    const int code = result < 0 ? -result : EINVAL;
-    return make_error(code, "block trace: loading the BPF programs (" + last_libbpf_message() +
-                                "); CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, are needed");
+    return load_failure(result, "block trace");
   }
   return std::unique_ptr<BlockTrace>(new BlockTrace(std::move(state)));
 }
@@ -206,64 +148,19 @@ Status BlockTrace::attach() {
   auto& state = *state_;
   auto& maps = state.skeleton->maps;
   if (!zero_per_cpu<kdrift_block_counts>(maps.counts, 1) ||
-      !zero_per_cpu<kdrift_block_hists>(maps.hists, 1) ||
       !zero_per_cpu<kdrift_latency_hist>(maps.latencies, KDRIFT_LATENCIES)) {
     return make_error(errno, "block trace: zeroing the maps");
   }
   clear_hash(maps.request_starts);
   clear_hash(maps.bio_starts);
   state.skeleton->bss->in_flight = 0;
-  // Run-time accounting costs a clock read per program run: on only while attached.
-  state.stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-  if (state.stats_fd < 0)
-    state.stats_unavailable = std::string("BPF_ENABLE_STATS refused: ") + std::strerror(errno);
-  for (const auto& choice : state.choices) {
-    if (!choice.program) continue;
-    bpf_program* program = state.program(*choice.program);
-    state.runs_before[*choice.program] = program_runs(program);
-    bpf_link* link = bpf_program__attach(program);
-    if (link == nullptr) {
-      const int code = errno;
-      for (auto* attached : state.links)
-        bpf_link__destroy(attached);
-      state.links.clear();
-      return make_error(code, "block trace: attaching " + choice.tracepoint);
-    }
-    state.links.push_back(link);
-  }
-  return ok_status();
+  return state.programs.attach();
 }
 
 Json BlockTrace::detach() {
   auto& state = *state_;
-  for (auto* link : state.links)
-    bpf_link__destroy(link);
-  state.links.clear();
-
-  Json programs = Json::object();
-  uint64_t missed = 0;
-  for (const auto& choice : state.choices) {
-    Json entry;
-    if (choice.program) {
-      const ProgramRuns before = state.runs_before[*choice.program];
-      const ProgramRuns after = program_runs(state.program(*choice.program));
-      entry = {{"program", *choice.program}, {"missed", after.missed - before.missed}};
-      missed += after.missed - before.missed;
-      if (state.stats_fd >= 0) {
-        entry["run_count"] = after.count - before.count;
-        entry["run_time_ns"] = after.time_ns - before.time_ns;
-      } else {
-        entry["unavailable"]["run_time_ns"] = state.stats_unavailable;
-      }
-    } else {
-      entry = {{"unavailable", choice.reason}};
-    }
-    programs[choice.tracepoint] = std::move(entry);
-  }
-  if (state.stats_fd >= 0) {
-    ::close(state.stats_fd);
-    state.stats_fd = -1;
-  }
+  Json programs = state.programs.detach();
+  const uint64_t missed = state.programs.missed();
 
   auto& maps = state.skeleton->maps;
   kdrift_block_counts counts{};
@@ -272,13 +169,6 @@ Json BlockTrace::detach() {
     auto* to = reinterpret_cast<unsigned long long*>(&counts);
     for (size_t i = 0; i < sizeof counts / sizeof(unsigned long long); ++i)
       to[i] += from[i];
-  }
-  kdrift_block_hists hists{};
-  for (const auto& cpu : per_cpu_values<kdrift_block_hists>(maps.hists, 0)) {
-    for (size_t i = 0; i < KDRIFT_SIZE_BUCKETS; ++i)
-      hists.request_bytes[i] += cpu.request_bytes[i];
-    for (size_t i = 0; i < KDRIFT_DEPTH_BUCKETS; ++i)
-      hists.depth[i] += cpu.depth[i];
   }
   auto latency = [&](uint32_t which) {
     std::vector<unsigned long long> buckets(KDRIFT_LAT_BUCKETS, 0);
@@ -340,11 +230,11 @@ Json BlockTrace::detach() {
     block["device_latency_ns"] = latency(KDRIFT_LAT_DEVICE);
     block["queue_latency_ns"] = latency(KDRIFT_LAT_QUEUE);
     block["bio_latency_ns"] = latency(KDRIFT_LAT_BIO);
-    block["request_bytes"] = log2_histogram_json(hists.request_bytes, KDRIFT_SIZE_BUCKETS);
+    block["request_bytes"] = log2_histogram_json(counts.request_bytes, KDRIFT_SIZE_BUCKETS);
     Json depth = Json::array();
     for (size_t value = 0; value < KDRIFT_DEPTH_BUCKETS; ++value) {
-      if (hists.depth[value] == 0) continue;
-      depth.push_back({{"in_flight", value}, {"count", hists.depth[value]}});
+      if (counts.depth[value] == 0) continue;
+      depth.push_back({{"in_flight", value}, {"count", counts.depth[value]}});
     }
     block["depth_at_issue"] = std::move(depth);
     block["unmatched_completions"] = counts.unmatched_completions;

@@ -16,7 +16,9 @@ std::vector<ProgramChoice> choose_programs(const std::vector<TracepointPrograms>
     } else {
       std::string known;
       for (const auto& variant : entry.variants) {
-        if (variant.arguments == *arguments) choice.program = variant.program;
+        if (variant.arguments == *arguments || variant.arguments == ProgramVariant::kAnyArguments) {
+          choice.program = variant.program;
+        }
         known += (known.empty() ? "" : " or ") + std::to_string(variant.arguments);
       }
       if (!choice.program) {

@@ -14,7 +14,8 @@ namespace kdrift {
 
 struct ProgramVariant {
   std::string program;  // the skeleton's program name
-  int arguments = 0;    // the tracepoint arguments it is written for
+  int arguments = 0;    // the tracepoint arguments it is written for; kAnyArguments: reads none
+  static constexpr int kAnyArguments = -1;
 };
 
 struct TracepointPrograms {

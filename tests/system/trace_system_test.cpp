@@ -88,6 +88,17 @@ TEST(TraceSystem, ZramBiosMatchDiskstatsAndRequestsAreNamedMissing) {
     EXPECT_FALSE(block.contains("requests_completed"));
     EXPECT_NE(block["unavailable"]["requests"].get<std::string>().find("bio-based"),
               std::string::npos);
+    // zram cannot take an I/O without blocking: io_uring hands every one to an io-wq worker.
+    // Only the probe's own rings count, so libaio leaves io_uring at zero.
+    const Json& uring = job["trace"]["io_uring"];
+    if (job["engine"] == "io_uring") {
+      EXPECT_GE(uring["submissions"].get<uint64_t>(), job["write"]["ios"].get<uint64_t>());
+      EXPECT_EQ(uring["completions"], uring["submissions"]);
+      EXPECT_GT(uring["punts_per_io"].get<double>(), 0.5) << uring.dump();
+    } else {
+      EXPECT_EQ(uring["submissions"], 0) << uring.dump();
+    }
+    EXPECT_TRUE(job["trace"]["programs"]["map"].is_object());
   }
 }
 

@@ -28,14 +28,17 @@ const std::vector<TracepointPrograms> kWanted = {
     {"block_rq_issue", {{"rq_issue", 1}, {"rq_issue_q", 2}}},
     {"block_bio_backmerge", {{"bio_backmerge", 1}, {"bio_backmerge_q", 3}}},
     {"nvme_setup_cmd", {{"nvme_setup_cmd", 1}}},
+    {"io_uring_complete", {{"uring_complete", ProgramVariant::kAnyArguments}}},
 };
 
 TEST(ProgramChoice, TheKernelsPrototypePicksTheVariant) {
-  const MadeUpKernel since_5_11({{"block_rq_issue", 1}, {"block_bio_backmerge", 1}}, {});
-  const MadeUpKernel before_5_11({{"block_rq_issue", 2}, {"block_bio_backmerge", 3}}, {});
+  const MadeUpKernel since_5_11(
+      {{"block_rq_issue", 1}, {"block_bio_backmerge", 1}, {"io_uring_complete", 3}}, {});
+  const MadeUpKernel before_5_11(
+      {{"block_rq_issue", 2}, {"block_bio_backmerge", 3}, {"io_uring_complete", 5}}, {});
   const auto modern = choose_programs(kWanted, since_5_11);
   const auto legacy = choose_programs(kWanted, before_5_11);
-  ASSERT_EQ(modern.size(), 3u);
+  ASSERT_EQ(modern.size(), 4u);
   EXPECT_EQ(modern[0].program, "rq_issue");
   EXPECT_EQ(modern[1].program, "bio_backmerge");
   EXPECT_EQ(legacy[0].program, "rq_issue_q");
@@ -43,6 +46,9 @@ TEST(ProgramChoice, TheKernelsPrototypePicksTheVariant) {
   // No nvme driver: that program alone is unavailable, and says so.
   EXPECT_FALSE(modern[2].program);
   EXPECT_EQ(modern[2].reason, "this kernel has no tracepoint nvme_setup_cmd");
+  // A program that reads no arguments serves every layout.
+  EXPECT_EQ(modern[3].program, "uring_complete");
+  EXPECT_EQ(legacy[3].program, "uring_complete");
 }
 
 TEST(ProgramChoice, UnknownLayoutsAndMissingBtfAreReasonsNotGuesses) {

@@ -1,0 +1,118 @@
+#include "trace/io_trace.h"
+
+#include <bpf/libbpf.h>
+
+#include <vector>
+
+#include "io_stats.h"
+#include "io_stats.skel.h"
+#include "trace/program_set.h"
+#include "util/units.h"
+
+namespace kdrift {
+namespace {
+
+constexpr int kAny = ProgramVariant::kAnyArguments;
+
+const std::vector<TracepointPrograms>& io_tracepoints() {
+  static const std::vector<TracepointPrograms> tracepoints = {
+      {"io_uring_submit_req", {{"uring_submit_req", kAny}}},
+      {"io_uring_submit_sqe", {{"uring_submit_sqe", kAny}}},
+      {"io_uring_complete", {{"uring_complete", kAny}}},
+      {"io_uring_queue_async_work", {{"uring_queue_async_work", kAny}}},
+      {"map", {{"iommu_map", 3}}},
+      {"unmap", {{"iommu_unmap", 3}}},
+  };
+  return tracepoints;
+}
+
+bool attached(const Json& programs, std::initializer_list<const char*> tracepoints) {
+  for (const char* tracepoint : tracepoints) {
+    if (programs.contains(tracepoint) && programs[tracepoint].contains("program")) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+struct IoTrace::State {
+  io_stats* skeleton = nullptr;
+  ProgramSet programs;
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() { io_stats__destroy(skeleton); }
+};
+
+IoTrace::IoTrace(std::unique_ptr<State> state) : state_(std::move(state)) {}
+IoTrace::~IoTrace() = default;
+
+Result<std::unique_ptr<IoTrace>> IoTrace::load(uint32_t tgid, const TraceFeatures& features) {
+  capture_libbpf_messages();
+  auto state = std::make_unique<State>();
+  state->skeleton = io_stats__open();
+  if (state->skeleton == nullptr) {
+    return make_error(errno, "io trace: opening the BPF object: " + last_libbpf_message());
+  }
+  if (auto chosen =
+          state->programs.choose(state->skeleton->obj, io_tracepoints(), features, "io trace");
+      !chosen) {
+    return chosen.error();
+  }
+  state->skeleton->rodata->target_tgid = tgid;
+  if (const int result = io_stats__load(state->skeleton); result != 0) {
+    return load_failure(result, "io trace");
+  }
+  return std::unique_ptr<IoTrace>(new IoTrace(std::move(state)));
+}
+
+Status IoTrace::attach() {
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return make_error(-cpus, "io trace: counting CPUs");
+  const std::vector<kdrift_io_counts> zeros(static_cast<size_t>(cpus));
+  const uint32_t key = 0;
+  if (bpf_map__update_elem(state_->skeleton->maps.counts, &key, sizeof key, zeros.data(),
+                           zeros.size() * sizeof(kdrift_io_counts), 0) != 0) {
+    return make_error(errno, "io trace: zeroing the counters");
+  }
+  return state_->programs.attach();
+}
+
+Json IoTrace::detach() {
+  Json programs = state_->programs.detach();
+  kdrift_io_counts total{};
+  const int cpus = libbpf_num_possible_cpus();
+  std::vector<kdrift_io_counts> values(cpus > 0 ? static_cast<size_t>(cpus) : 0);
+  const uint32_t key = 0;
+  if (!values.empty() &&
+      bpf_map__lookup_elem(state_->skeleton->maps.counts, &key, sizeof key, values.data(),
+                           values.size() * sizeof(kdrift_io_counts), 0) == 0) {
+    for (const auto& cpu : values) {
+      total.uring_submissions += cpu.uring_submissions;
+      total.uring_completions += cpu.uring_completions;
+      total.uring_punts += cpu.uring_punts;
+      total.iommu_maps += cpu.iommu_maps;
+      total.iommu_map_bytes += cpu.iommu_map_bytes;
+      total.iommu_unmaps += cpu.iommu_unmaps;
+      total.iommu_unmap_bytes += cpu.iommu_unmap_bytes;
+    }
+  }
+  Json out = {{"programs", std::move(programs)}};
+  if (attached(out["programs"], {"io_uring_submit_req", "io_uring_submit_sqe"})) {
+    out["io_uring"] = {{"submissions", total.uring_submissions},
+                       {"completions", total.uring_completions},
+                       {"punts", total.uring_punts},
+                       {"punts_per_io", ratio(total.uring_punts, total.uring_submissions)}};
+  }
+  if (attached(out["programs"], {"map"})) {
+    out["iommu"] = {{"maps", total.iommu_maps},
+                    {"map_bytes", total.iommu_map_bytes},
+                    {"unmaps", total.iommu_unmaps},
+                    {"unmap_bytes", total.iommu_unmap_bytes},
+                    {"scope", "system-wide: the iommu tracepoints name no device"}};
+  }
+  return out;
+}
+
+}  // namespace kdrift

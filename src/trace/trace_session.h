@@ -1,0 +1,36 @@
+#pragma once
+// Everything kdrift traces around one span (a probe job, a `kdrift trace` wait): the block
+// programs for the target's disks, and the io_uring and IOMMU counts. Each part loads on its
+// own; a part that cannot says why, and only when none loads is there no trace at all.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "snapshot/snapshot.h"
+#include "trace/block_trace.h"
+#include "trace/io_trace.h"
+#include "trace/kernel_features.h"
+#include "util/result.h"
+
+namespace kdrift {
+
+class TraceSession {
+ public:
+  // tgid: the process whose io_uring events count (0: every process). An error, with every
+  // part's reason, when nothing could load.
+  static Result<std::unique_ptr<TraceSession>> open(const std::vector<TracedDisk>& disks,
+                                                    uint32_t tgid, const TraceFeatures& features);
+
+  Status attach();
+  // {block?, io_uring?, iommu?, programs{tracepoint: ...}, unavailable?{block|io: why}}, with
+  // iommu.maps_per_io when the block part counted the I/Os.
+  Json detach();
+
+ private:
+  std::unique_ptr<BlockTrace> block_;
+  std::unique_ptr<IoTrace> io_;
+  Json unavailable_ = Json::object();
+};
+
+}  // namespace kdrift
