@@ -63,5 +63,4 @@ struct kdrift_latency_hist {
   unsigned long long buckets[KDRIFT_LAT_BUCKETS];
 };
 
-
 #endif
