@@ -12,15 +12,13 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "block_stats.h"
+#include "target_disks.bpf.h"
 /* clang-format on */
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set before load: the disks to count (MKDEV as the kernel encodes it: major << 20 | minor),
- * and whether to pair bios with their requests (blk-mq disks only: a bio-based disk has no
- * request to complete a bio). */
-const volatile __u32 target_disks[KDRIFT_MAX_TARGET_DISKS] = {};
-const volatile __u32 target_disk_count = 0;
+/* Set before load: whether to pair bios with their requests (blk-mq disks only: a bio-based
+ * disk has no request to complete a bio). */
 const volatile bool pair_bios = false;
 
 struct request_start {
@@ -62,23 +60,6 @@ __u64 in_flight = 0;
 static __always_inline struct kdrift_block_counts* my_counts(void) {
   __u32 zero = 0;
   return bpf_map_lookup_elem(&counts, &zero);
-}
-
-static __always_inline bool disk_targeted(struct gendisk* disk) {
-  if (!disk) return false;
-  __u32 device =
-      ((__u32)disk->major << 20) | (__u32)disk->first_minor;
-  for (int i = 0; i < KDRIFT_MAX_TARGET_DISKS; i++) {
-    if (i >= target_disk_count) break;
-    if (target_disks[i] == device) return true;
-  }
-  return false;
-}
-
-static __always_inline struct gendisk* request_disk(struct request* rq) {
-  struct request___old* old = (void*)rq;
-  if (bpf_core_field_exists(old->rq_disk)) return old->rq_disk;
-  return rq->q->disk;
 }
 
 static __always_inline struct gendisk* bio_disk(struct bio* bio) {

@@ -3,7 +3,8 @@
 #ifndef KDRIFT_BLOCK_STATS_H
 #define KDRIFT_BLOCK_STATS_H
 
-#define KDRIFT_MAX_TARGET_DISKS 8
+#include "target_disks.h"
+
 /* Latency histograms use the buckets of kdrift's LatencyHistogram (src/util): exact below
  * 256 ns, then 128 linear sub-buckets per power of two (a midpoint within 0.4 %), up to 2^37 ns
  * (137 s); larger values land in the last bucket. 31 KiB, inside the 32 KiB per-CPU limit. */

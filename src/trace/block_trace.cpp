@@ -9,6 +9,7 @@
 
 #include "block_stats.h"
 #include "block_stats.skel.h"
+#include "trace/percpu_map.h"
 #include "trace/program_set.h"
 #include "util/latency_histogram.h"
 #include "util/units.h"
@@ -33,31 +34,6 @@ const std::vector<TracepointPrograms>& block_tracepoints() {
       {"block_rq_complete", {{"rq_complete", 3}}},
   };
   return tracepoints;
-}
-
-template <typename Value>
-std::vector<Value> per_cpu_values(const bpf_map* map, uint32_t key) {
-  const int cpus = libbpf_num_possible_cpus();
-  std::vector<Value> values(cpus > 0 ? static_cast<size_t>(cpus) : 0);
-  if (values.empty() || bpf_map__lookup_elem(map, &key, sizeof key, values.data(),
-                                             values.size() * sizeof(Value), 0) != 0) {
-    return {};
-  }
-  return values;
-}
-
-template <typename Value>
-bool zero_per_cpu(const bpf_map* map, uint32_t entries) {
-  const int cpus = libbpf_num_possible_cpus();
-  if (cpus <= 0) return false;
-  const std::vector<Value> zeros(static_cast<size_t>(cpus));
-  for (uint32_t key = 0; key < entries; ++key) {
-    if (bpf_map__update_elem(map, &key, sizeof key, zeros.data(), zeros.size() * sizeof(Value),
-                             BPF_ANY) != 0) {
-      return false;
-    }
-  }
-  return true;
 }
 
 void clear_hash(const bpf_map* map) {
@@ -163,20 +139,11 @@ Json BlockTrace::detach() {
   const uint64_t missed = state.programs.missed();
 
   auto& maps = state.skeleton->maps;
-  kdrift_block_counts counts{};
-  for (const auto& cpu : per_cpu_values<kdrift_block_counts>(maps.counts, 0)) {
-    const auto* from = reinterpret_cast<const unsigned long long*>(&cpu);
-    auto* to = reinterpret_cast<unsigned long long*>(&counts);
-    for (size_t i = 0; i < sizeof counts / sizeof(unsigned long long); ++i)
-      to[i] += from[i];
-  }
+  const auto counts = sum_counters(per_cpu_values<kdrift_block_counts>(maps.counts, 0));
   auto latency = [&](uint32_t which) {
-    std::vector<unsigned long long> buckets(KDRIFT_LAT_BUCKETS, 0);
-    for (const auto& cpu : per_cpu_values<kdrift_latency_hist>(maps.latencies, which)) {
-      for (size_t i = 0; i < KDRIFT_LAT_BUCKETS; ++i)
-        buckets[i] += cpu.buckets[i];
-    }
-    return latency_histogram_json(buckets);
+    const auto summed = sum_counters(per_cpu_values<kdrift_latency_hist>(maps.latencies, which));
+    return latency_histogram_json(
+        std::vector<unsigned long long>(std::begin(summed.buckets), std::end(summed.buckets)));
   };
 
   const uint64_t bios = sum(counts.bios);

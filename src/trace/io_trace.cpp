@@ -6,6 +6,7 @@
 
 #include "io_stats.h"
 #include "io_stats.skel.h"
+#include "trace/percpu_map.h"
 #include "trace/program_set.h"
 #include "util/units.h"
 
@@ -68,12 +69,7 @@ Result<std::unique_ptr<IoTrace>> IoTrace::load(uint32_t tgid, const TraceFeature
 }
 
 Status IoTrace::attach() {
-  const int cpus = libbpf_num_possible_cpus();
-  if (cpus <= 0) return make_error(-cpus, "io trace: counting CPUs");
-  const std::vector<kdrift_io_counts> zeros(static_cast<size_t>(cpus));
-  const uint32_t key = 0;
-  if (bpf_map__update_elem(state_->skeleton->maps.counts, &key, sizeof key, zeros.data(),
-                           zeros.size() * sizeof(kdrift_io_counts), 0) != 0) {
+  if (!zero_per_cpu<kdrift_io_counts>(state_->skeleton->maps.counts, 1)) {
     return make_error(errno, "io trace: zeroing the counters");
   }
   return state_->programs.attach();
@@ -81,23 +77,8 @@ Status IoTrace::attach() {
 
 Json IoTrace::detach() {
   Json programs = state_->programs.detach();
-  kdrift_io_counts total{};
-  const int cpus = libbpf_num_possible_cpus();
-  std::vector<kdrift_io_counts> values(cpus > 0 ? static_cast<size_t>(cpus) : 0);
-  const uint32_t key = 0;
-  if (!values.empty() &&
-      bpf_map__lookup_elem(state_->skeleton->maps.counts, &key, sizeof key, values.data(),
-                           values.size() * sizeof(kdrift_io_counts), 0) == 0) {
-    for (const auto& cpu : values) {
-      total.uring_submissions += cpu.uring_submissions;
-      total.uring_completions += cpu.uring_completions;
-      total.uring_punts += cpu.uring_punts;
-      total.iommu_maps += cpu.iommu_maps;
-      total.iommu_map_bytes += cpu.iommu_map_bytes;
-      total.iommu_unmaps += cpu.iommu_unmaps;
-      total.iommu_unmap_bytes += cpu.iommu_unmap_bytes;
-    }
-  }
+  const auto total =
+      sum_counters(per_cpu_values<kdrift_io_counts>(state_->skeleton->maps.counts, 0));
   Json out = {{"programs", std::move(programs)}};
   if (attached(out["programs"], {"io_uring_submit_req", "io_uring_submit_sqe"})) {
     out["io_uring"] = {{"submissions", total.uring_submissions},

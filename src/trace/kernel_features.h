@@ -20,7 +20,8 @@ class TraceFeatures {
   virtual std::optional<int> tracepoint_arguments(const std::string& tracepoint) const = 0;
 };
 
-// The live kernel, from /sys/kernel/btf/vmlinux; loaded on first use, then cached.
+// The live kernel, from /sys/kernel/btf (vmlinux, then modules); loaded on first use, then
+// cached.
 const TraceFeatures& running_kernel_features();
 
 }  // namespace kdrift

@@ -18,7 +18,12 @@ Result<std::unique_ptr<TraceSession>> TraceSession::open(const std::vector<Trace
   } else {
     session->unavailable_["io"] = io.error().describe();
   }
-  if (!session->block_ && !session->io_) {
+  if (auto nvme = NvmeTrace::load(disks, features)) {
+    session->nvme_ = std::move(*nvme);
+  } else {
+    session->unavailable_["nvme"] = nvme.error().describe();
+  }
+  if (!session->block_ && !session->io_ && !session->nvme_) {
     return make_error(ENOTSUP, session->unavailable_["block"].get<std::string>() + "; " +
                                    session->unavailable_["io"].get<std::string>());
   }
@@ -32,6 +37,13 @@ Status TraceSession::attach() {
   if (io_) {
     if (auto attached = io_->attach(); !attached) {
       if (block_) (void)block_->detach();
+      return attached;
+    }
+  }
+  if (nvme_) {
+    if (auto attached = nvme_->attach(); !attached) {
+      if (block_) (void)block_->detach();
+      if (io_) (void)io_->detach();
       return attached;
     }
   }
@@ -50,6 +62,11 @@ Json TraceSession::detach() {
     out["programs"].update(io["programs"]);
     if (io.contains("io_uring")) out["io_uring"] = std::move(io["io_uring"]);
     if (io.contains("iommu")) out["iommu"] = std::move(io["iommu"]);
+  }
+  if (nvme_) {
+    Json nvme = nvme_->detach();
+    out["programs"].update(nvme["programs"]);
+    out["nvme"] = std::move(nvme["nvme"]);
   }
   if (out.contains("iommu") && out.contains("block")) {
     const Json& block = out["block"];

@@ -11,6 +11,7 @@
 #include "trace/block_trace.h"
 #include "trace/io_trace.h"
 #include "trace/kernel_features.h"
+#include "trace/nvme_trace.h"
 #include "util/result.h"
 
 namespace kdrift {
@@ -23,13 +24,15 @@ class TraceSession {
                                                     uint32_t tgid, const TraceFeatures& features);
 
   Status attach();
-  // {block?, io_uring?, iommu?, programs{tracepoint: ...}, unavailable?{block|io: why}}, with
+  // {block?, io_uring?, iommu?, nvme?, programs{tracepoint: ...}, unavailable?{block|io|nvme:
+  // why}}, with
   // iommu.maps_per_io when the block part counted the I/Os.
   Json detach();
 
  private:
   std::unique_ptr<BlockTrace> block_;
   std::unique_ptr<IoTrace> io_;
+  std::unique_ptr<NvmeTrace> nvme_;
   Json unavailable_ = Json::object();
 };
 

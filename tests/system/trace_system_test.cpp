@@ -99,6 +99,8 @@ TEST(TraceSystem, ZramBiosMatchDiskstatsAndRequestsAreNamedMissing) {
       EXPECT_EQ(uring["submissions"], 0) << uring.dump();
     }
     EXPECT_TRUE(job["trace"]["programs"]["map"].is_object());
+    EXPECT_EQ(job["trace"]["unavailable"]["nvme"],
+              "nvme trace: no NVMe disk under the target: No such device");
   }
 }
 
