@@ -63,6 +63,7 @@ static __always_inline struct kdrift_block_counts* my_counts(void) {
 }
 
 static __always_inline struct gendisk* bio_disk(struct bio* bio) {
+  if (!bio) return 0;
   struct bio___old* old = (void*)bio;
   if (bpf_core_field_exists(old->bi_disk)) return old->bi_disk;
   return bio->bi_bdev->bd_disk;

@@ -21,20 +21,23 @@ struct {
   __type(value, struct kdrift_nvme_counts);
 } counts SEC(".maps");
 
-/* The hardware queue of a request to a target disk, or -1. */
-static __always_inline long target_queue(struct request* rq, struct kdrift_nvme_counts** c) {
+/* The hardware queue of a request to a target disk and its type, or -1. */
+static __always_inline long target_queue(struct request* rq, struct kdrift_nvme_counts** c,
+                                         unsigned short* type) {
   if (!disk_targeted(request_disk(rq))) return -1;
   struct blk_mq_hw_ctx* hctx = rq->mq_hctx;
   __u32 zero = 0;
   *c = bpf_map_lookup_elem(&counts, &zero);
   if (!hctx || !*c) return -1;
+  *type = hctx->type;
   return hctx->queue_num;
 }
 
 SEC("tp_btf/nvme_setup_cmd")
 int BPF_PROG(nvme_setup_cmd, struct request* rq, void* command) {
   struct kdrift_nvme_counts* c = 0;
-  __u64 queue = (__u64)target_queue(rq, &c);
+  unsigned short type = 0;
+  __u64 queue = (__u64)target_queue(rq, &c, &type);
   barrier_var(queue);
   if (!c || queue == (__u64)-1) return 0;
   if (queue >= KDRIFT_NVME_MAX_QUEUES) {
@@ -42,14 +45,15 @@ int BPF_PROG(nvme_setup_cmd, struct request* rq, void* command) {
     return 0;
   }
   c->commands[queue]++;
-  c->queue_type[queue] = rq->mq_hctx->type + 1;
+  c->queue_type[queue] = type + 1;
   return 0;
 }
 
 SEC("tp_btf/nvme_complete_rq")
 int BPF_PROG(nvme_complete_rq, struct request* rq) {
   struct kdrift_nvme_counts* c = 0;
-  __u64 queue = (__u64)target_queue(rq, &c);
+  unsigned short type = 0;
+  __u64 queue = (__u64)target_queue(rq, &c, &type);
   barrier_var(queue);
   if (!c || queue >= KDRIFT_NVME_MAX_QUEUES) return 0;
   c->completions[queue]++;

@@ -19,7 +19,10 @@ static __always_inline bool disk_targeted(struct gendisk* disk) {
   return false;
 }
 
+/* Some kernels (6.12 for nvme_setup_cmd) mark tracepoint arguments as possibly null, and the
+ * verifier then wants the check before the first load. */
 static __always_inline struct gendisk* request_disk(struct request* rq) {
+  if (!rq) return 0;
   struct request___old* old = (void*)rq;
   if (bpf_core_field_exists(old->rq_disk)) return old->rq_disk;
   return rq->q->disk;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -19,8 +20,16 @@ std::string& last_message() {
   return message;
 }
 
+// KDRIFT_BPF_LOG=1 also passes libbpf's warnings, verifier logs included, to stderr.
 int keep_message(libbpf_print_level level, const char* format, va_list arguments) {
   if (level == LIBBPF_DEBUG) return 0;
+  static const bool verbose = std::getenv("KDRIFT_BPF_LOG") != nullptr;
+  if (verbose) {
+    va_list copy;
+    va_copy(copy, arguments);
+    (void)std::vfprintf(stderr, format, copy);
+    va_end(copy);
+  }
   std::array<char, 512> line{};
   (void)std::vsnprintf(line.data(), line.size(), format, arguments);
   std::string text = line.data();
