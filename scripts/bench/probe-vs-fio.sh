@@ -11,6 +11,7 @@
 #   (root; default 5 pairs of 3 s runs; e.g. "5 3 --completion-wait spin" to measure spinning)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/lib.sh"
 
 pairs=${1:-5}
 runtime=${2:-3}
@@ -21,24 +22,15 @@ ramp=0.5
 ensure_packages fio jq
 kdrift=$KDRIFT_BUILD_DIR/kdrift
 work=$(mktemp -d)
-zram=
 file=/var/tmp/kdrift-bench.dat
 cleanup() {
   rm -rf "$work" "$file"
-  if [ -n "$zram" ]; then
-    for _ in $(seq 50); do
-      if echo 1 >"/sys/block/$zram/reset" 2>/dev/null &&
-        echo "${zram#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null; then break; fi
-      sleep 0.1
-    done
-  fi
+  bench_zram_remove
 }
 trap cleanup EXIT
 
-zram=zram$(cat /sys/class/zram-control/hot_add)
-echo 4G >"/sys/block/$zram/disksize"
-fio --name=fill --filename="/dev/$zram" --rw=write --bs=1m --direct=1 --ioengine=libaio \
-  --iodepth=8 --size=4G >/dev/null
+bench_zram_create 4G
+zram=$bench_zram
 fio --name=fill --filename="$file" --rw=write --bs=1m --direct=1 --ioengine=libaio \
   --iodepth=8 --size=1G >/dev/null
 

@@ -7,6 +7,7 @@
 # Usage: scripts/bench/trace-overhead.sh [TRIPLES] [RUNTIME_S]   (root; default 5 triples of 3 s)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
+source "$(dirname "$0")/lib.sh"
 
 triples=${1:-5}
 runtime=${2:-3}
@@ -14,28 +15,19 @@ runtime=${2:-3}
 ensure_packages bpftrace jq fio
 kdrift=$KDRIFT_BUILD_DIR/kdrift
 work=$(mktemp -d)
-zram=
 bpftrace_pid=
 cleanup() {
   if [ -n "$bpftrace_pid" ]; then kill "$bpftrace_pid" 2>/dev/null || true; fi
   rm -rf "$work"
-  if [ -n "$zram" ]; then
-    for _ in $(seq 50); do
-      if echo 1 >"/sys/block/$zram/reset" 2>/dev/null &&
-        echo "${zram#zram}" >/sys/class/zram-control/hot_remove 2>/dev/null; then break; fi
-      sleep 0.1
-    done
-  fi
+  bench_zram_remove
 }
 trap cleanup EXIT
 
 # bpftrace finds tracepoints through tracefs, which this kind of VM does not mount by itself.
 if [ ! -e /sys/kernel/tracing/events ]; then mount -t tracefs tracefs /sys/kernel/tracing; fi
 
-zram=zram$(cat /sys/class/zram-control/hot_add)
-echo 4G >"/sys/block/$zram/disksize"
-fio --name=fill --filename="/dev/$zram" --rw=write --bs=1m --direct=1 --ioengine=libaio \
-  --iodepth=8 --size=4G >/dev/null
+bench_zram_create 4G
+zram=$bench_zram
 major_minor=$(cat "/sys/block/$zram/dev")
 dev=$(( (${major_minor%%:*} << 20) | ${major_minor##*:} ))
 

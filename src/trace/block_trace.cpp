@@ -9,8 +9,8 @@
 
 #include "block_stats.h"
 #include "block_stats.skel.h"
+#include "trace/bpf_object.h"
 #include "trace/percpu_map.h"
-#include "trace/program_set.h"
 #include "util/latency_histogram.h"
 #include "util/units.h"
 
@@ -76,14 +76,8 @@ Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
 }
 
 struct BlockTrace::State {
-  block_stats* skeleton = nullptr;
+  BpfObject<block_stats> object{{block_stats__open, block_stats__load, block_stats__destroy}};
   std::vector<TracedDisk> disks;
-  ProgramSet programs;
-
-  State() = default;
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
-  ~State() { block_stats__destroy(skeleton); }
 };
 
 BlockTrace::BlockTrace(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -95,50 +89,43 @@ Result<std::unique_ptr<BlockTrace>> BlockTrace::load(const std::vector<TracedDis
     return make_error(
         EINVAL, "block trace: between 1 and " + std::to_string(KDRIFT_MAX_TARGET_DISKS) + " disks");
   }
-  capture_libbpf_messages();
   auto state = std::make_unique<State>();
   state->disks = disks;
-  state->skeleton = block_stats__open();
-  if (state->skeleton == nullptr) {
-    return make_error(errno, "block trace: opening the BPF object: " + last_libbpf_message());
-  }
-  if (auto chosen = state->programs.choose(state->skeleton->obj, block_tracepoints(), features,
-                                           "block trace");
-      !chosen) {
-    return chosen.error();
-  }
-  bool request_based = false;
-  for (size_t i = 0; i < disks.size(); ++i) {
-    state->skeleton->rodata->target_disks[i] = (disks[i].major << 20) | disks[i].minor;
-    request_based = request_based || disks[i].request_based;
-  }
-  state->skeleton->rodata->target_disk_count = static_cast<uint32_t>(disks.size());
-  state->skeleton->rodata->pair_bios = request_based;
-  if (const int result = block_stats__load(state->skeleton); result != 0) {
-    return load_failure(result, "block trace");
+  const auto configure = [&](block_stats& skeleton) {
+    bool request_based = false;
+    for (size_t i = 0; i < disks.size(); ++i) {
+      skeleton.rodata->target_disks[i] = (disks[i].major << 20) | disks[i].minor;
+      request_based = request_based || disks[i].request_based;
+    }
+    skeleton.rodata->target_disk_count = static_cast<uint32_t>(disks.size());
+    skeleton.rodata->pair_bios = request_based;
+  };
+  if (auto loaded = state->object.load(block_tracepoints(), features, "block trace", configure);
+      !loaded) {
+    return loaded.error();
   }
   return std::unique_ptr<BlockTrace>(new BlockTrace(std::move(state)));
 }
 
 Status BlockTrace::attach() {
   auto& state = *state_;
-  auto& maps = state.skeleton->maps;
+  auto& maps = state.object.skeleton().maps;
   if (!zero_per_cpu<kdrift_block_counts>(maps.counts, 1) ||
       !zero_per_cpu<kdrift_latency_hist>(maps.latencies, KDRIFT_LATENCIES)) {
     return make_error(errno, "block trace: zeroing the maps");
   }
   clear_hash(maps.request_starts);
   clear_hash(maps.bio_starts);
-  state.skeleton->bss->in_flight = 0;
-  return state.programs.attach();
+  state.object.skeleton().bss->in_flight = 0;
+  return state.object.programs().attach();
 }
 
 Json BlockTrace::detach() {
   auto& state = *state_;
-  Json programs = state.programs.detach();
-  const uint64_t missed = state.programs.missed();
+  Json programs = state.object.programs().detach();
+  const uint64_t missed = state.object.programs().missed();
 
-  auto& maps = state.skeleton->maps;
+  auto& maps = state.object.skeleton().maps;
   const auto counts = sum_counters(per_cpu_values<kdrift_block_counts>(maps.counts, 0));
   auto latency = [&](uint32_t which) {
     const auto summed = sum_counters(per_cpu_values<kdrift_latency_hist>(maps.latencies, which));
@@ -205,7 +192,7 @@ Json BlockTrace::detach() {
     }
     block["depth_at_issue"] = std::move(depth);
     block["unmatched_completions"] = counts.unmatched_completions;
-    block["in_flight_at_end"] = state.skeleton->bss->in_flight;
+    block["in_flight_at_end"] = state.object.skeleton().bss->in_flight;
     block["dropped_request_starts"] = counts.dropped_request_starts;
     block["dropped_bio_starts"] = counts.dropped_bio_starts;
   } else {

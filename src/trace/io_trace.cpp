@@ -6,8 +6,8 @@
 
 #include "io_stats.h"
 #include "io_stats.skel.h"
+#include "trace/bpf_object.h"
 #include "trace/percpu_map.h"
-#include "trace/program_set.h"
 #include "util/units.h"
 
 namespace kdrift {
@@ -37,48 +37,33 @@ bool attached(const Json& programs, std::initializer_list<const char*> tracepoin
 }  // namespace
 
 struct IoTrace::State {
-  io_stats* skeleton = nullptr;
-  ProgramSet programs;
-
-  State() = default;
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
-  ~State() { io_stats__destroy(skeleton); }
+  BpfObject<io_stats> object{{io_stats__open, io_stats__load, io_stats__destroy}};
 };
 
 IoTrace::IoTrace(std::unique_ptr<State> state) : state_(std::move(state)) {}
 IoTrace::~IoTrace() = default;
 
 Result<std::unique_ptr<IoTrace>> IoTrace::load(uint32_t tgid, const TraceFeatures& features) {
-  capture_libbpf_messages();
   auto state = std::make_unique<State>();
-  state->skeleton = io_stats__open();
-  if (state->skeleton == nullptr) {
-    return make_error(errno, "io trace: opening the BPF object: " + last_libbpf_message());
-  }
-  if (auto chosen =
-          state->programs.choose(state->skeleton->obj, io_tracepoints(), features, "io trace");
-      !chosen) {
-    return chosen.error();
-  }
-  state->skeleton->rodata->target_tgid = tgid;
-  if (const int result = io_stats__load(state->skeleton); result != 0) {
-    return load_failure(result, "io trace");
+  const auto configure = [tgid](io_stats& skeleton) { skeleton.rodata->target_tgid = tgid; };
+  if (auto loaded = state->object.load(io_tracepoints(), features, "io trace", configure);
+      !loaded) {
+    return loaded.error();
   }
   return std::unique_ptr<IoTrace>(new IoTrace(std::move(state)));
 }
 
 Status IoTrace::attach() {
-  if (!zero_per_cpu<kdrift_io_counts>(state_->skeleton->maps.counts, 1)) {
+  if (!zero_per_cpu<kdrift_io_counts>(state_->object.skeleton().maps.counts, 1)) {
     return make_error(errno, "io trace: zeroing the counters");
   }
-  return state_->programs.attach();
+  return state_->object.programs().attach();
 }
 
 Json IoTrace::detach() {
-  Json programs = state_->programs.detach();
+  Json programs = state_->object.programs().detach();
   const auto total =
-      sum_counters(per_cpu_values<kdrift_io_counts>(state_->skeleton->maps.counts, 0));
+      sum_counters(per_cpu_values<kdrift_io_counts>(state_->object.skeleton().maps.counts, 0));
   Json out = {{"programs", std::move(programs)}};
   if (attached(out["programs"], {"io_uring_submit_req", "io_uring_submit_sqe"})) {
     out["io_uring"] = {{"submissions", total.uring_submissions},

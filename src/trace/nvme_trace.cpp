@@ -4,8 +4,8 @@
 
 #include "nvme_stats.h"
 #include "nvme_stats.skel.h"
+#include "trace/bpf_object.h"
 #include "trace/percpu_map.h"
-#include "trace/program_set.h"
 
 namespace kdrift {
 namespace {
@@ -34,13 +34,7 @@ const char* queue_type_name(unsigned long long stored) {
 }  // namespace
 
 struct NvmeTrace::State {
-  nvme_stats* skeleton = nullptr;
-  ProgramSet programs;
-
-  State() = default;
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
-  ~State() { nvme_stats__destroy(skeleton); }
+  BpfObject<nvme_stats> object{{nvme_stats__open, nvme_stats__load, nvme_stats__destroy}};
 };
 
 NvmeTrace::NvmeTrace(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -53,37 +47,30 @@ Result<std::unique_ptr<NvmeTrace>> NvmeTrace::load(const std::vector<TracedDisk>
                [](const TracedDisk& disk) { return disk.name.rfind("nvme", 0) == 0; });
   if (namespaces.empty()) return make_error(ENODEV, "nvme trace: no NVMe disk under the target");
   if (namespaces.size() > KDRIFT_MAX_TARGET_DISKS) namespaces.resize(KDRIFT_MAX_TARGET_DISKS);
-  capture_libbpf_messages();
   auto state = std::make_unique<State>();
-  state->skeleton = nvme_stats__open();
-  if (state->skeleton == nullptr) {
-    return make_error(errno, "nvme trace: opening the BPF object: " + last_libbpf_message());
-  }
-  if (auto chosen =
-          state->programs.choose(state->skeleton->obj, nvme_tracepoints(), features, "nvme trace");
-      !chosen) {
-    return chosen.error();
-  }
-  for (size_t i = 0; i < namespaces.size(); ++i) {
-    state->skeleton->rodata->target_disks[i] = (namespaces[i].major << 20) | namespaces[i].minor;
-  }
-  state->skeleton->rodata->target_disk_count = static_cast<uint32_t>(namespaces.size());
-  if (const int result = nvme_stats__load(state->skeleton); result != 0) {
-    return load_failure(result, "nvme trace");
+  const auto configure = [&](nvme_stats& skeleton) {
+    for (size_t i = 0; i < namespaces.size(); ++i) {
+      skeleton.rodata->target_disks[i] = (namespaces[i].major << 20) | namespaces[i].minor;
+    }
+    skeleton.rodata->target_disk_count = static_cast<uint32_t>(namespaces.size());
+  };
+  if (auto loaded = state->object.load(nvme_tracepoints(), features, "nvme trace", configure);
+      !loaded) {
+    return loaded.error();
   }
   return std::unique_ptr<NvmeTrace>(new NvmeTrace(std::move(state)));
 }
 
 Status NvmeTrace::attach() {
-  if (!zero_per_cpu<kdrift_nvme_counts>(state_->skeleton->maps.counts, 1)) {
+  if (!zero_per_cpu<kdrift_nvme_counts>(state_->object.skeleton().maps.counts, 1)) {
     return make_error(errno, "nvme trace: zeroing the counters");
   }
-  return state_->programs.attach();
+  return state_->object.programs().attach();
 }
 
 Json NvmeTrace::detach() {
-  Json programs = state_->programs.detach();
-  const auto per_cpu = per_cpu_values<kdrift_nvme_counts>(state_->skeleton->maps.counts, 0);
+  Json programs = state_->object.programs().detach();
+  const auto per_cpu = per_cpu_values<kdrift_nvme_counts>(state_->object.skeleton().maps.counts, 0);
   // Every CPU that saw a queue stored the same type: the largest is it (0 where unseen).
   unsigned long long types[KDRIFT_NVME_MAX_QUEUES] = {};
   for (const auto& cpu : per_cpu) {

@@ -102,6 +102,17 @@ std::optional<LoopDevice> LoopDevice::create(const std::string& backing_file, st
   return device;
 }
 
+std::optional<LoopDevice> LoopDevice::create_sparse(const std::string& directory,
+                                                    const std::string& size, std::string* reason) {
+  const std::string backing = directory + "/backing";
+  const auto made = run_command("truncate -s " + size + " " + backing);
+  if (made.status != 0) {
+    *reason = "truncate failed: " + first_line(made.out);
+    return std::nullopt;
+  }
+  return create(backing, reason);
+}
+
 LoopDevice::LoopDevice(LoopDevice&& other) noexcept
     : path_(std::move(other.path_)), name_(std::move(other.name_)) {
   other.path_.clear();

@@ -41,6 +41,9 @@ class ZramDevice {
 class LoopDevice {
  public:
   static std::optional<LoopDevice> create(const std::string& backing_file, std::string* reason);
+  // Over a new sparse file of that size ("256M") in directory.
+  static std::optional<LoopDevice> create_sparse(const std::string& directory,
+                                                 const std::string& size, std::string* reason);
   LoopDevice(LoopDevice&& other) noexcept;
   LoopDevice& operator=(LoopDevice&&) = delete;
   LoopDevice(const LoopDevice&) = delete;

@@ -86,9 +86,8 @@ TEST(ProbeSystem, EveryModeOnZramMatchesDiskstats) {
 TEST(ProbeSystem, EveryModeOnLoopMatchesDiskstats) {
   REQUIRE_ROOT();
   testing::TempDir dir;
-  ASSERT_EQ(run_command("truncate -s 256M " + dir.path() + "/backing").status, 0);
   std::string reason;
-  auto loop = LoopDevice::create(dir.path() + "/backing", &reason);
+  auto loop = LoopDevice::create_sparse(dir.path(), "256M", &reason);
   if (!loop) GTEST_SKIP() << reason;
   check_every_mode(loop->path(), loop->name());
 }

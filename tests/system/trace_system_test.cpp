@@ -58,9 +58,8 @@ void check_request_reconciliation(const Json& probe) {
 TEST(TraceSystem, LoopDeviceRequestsMatchDiskstats) {
   REQUIRE_ROOT();
   testing::TempDir dir;
-  ASSERT_EQ(run_command("truncate -s 256M " + dir.path() + "/backing").status, 0);
   std::string reason;
-  auto loop = LoopDevice::create(dir.path() + "/backing", &reason);
+  auto loop = LoopDevice::create_sparse(dir.path(), "256M", &reason);
   if (!loop) GTEST_SKIP() << reason;
   for (const std::string rw : {"randread", "randwrite"}) {
     const Json probe = probe_json("--target " + loop->path() + " --allow-write --rw " + rw +
@@ -108,9 +107,8 @@ TEST(TraceSystem, ZramBiosMatchDiskstatsAndRequestsAreNamedMissing) {
 TEST(TraceSystem, TraceCommandCountsAnotherProgramsIo) {
   REQUIRE_ROOT();
   testing::TempDir dir;
-  ASSERT_EQ(run_command("truncate -s 64M " + dir.path() + "/backing").status, 0);
   std::string reason;
-  auto loop = LoopDevice::create(dir.path() + "/backing", &reason);
+  auto loop = LoopDevice::create_sparse(dir.path(), "64M", &reason);
   if (!loop) GTEST_SKIP() << reason;
   const auto run = run_command("( sleep 0.7; dd if=" + loop->path() +
                                    " of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null ) & " +
@@ -134,9 +132,8 @@ TEST(TraceSystem, TraceCommandCountsAnotherProgramsIo) {
 TEST(TraceSystem, ReadaheadWindowMergesRequests) {
   REQUIRE_ROOT();
   testing::TempDir dir;
-  ASSERT_EQ(run_command("truncate -s 256M " + dir.path() + "/backing").status, 0);
   std::string reason;
-  auto loop = LoopDevice::create(dir.path() + "/backing", &reason);
+  auto loop = LoopDevice::create_sparse(dir.path(), "256M", &reason);
   if (!loop) GTEST_SKIP() << reason;
   const Json probe = probe_json("--profile readahead --target " + loop->path() +
                                 " --runtime 300ms --ramp 100ms --no-capabilities");
