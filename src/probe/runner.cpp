@@ -23,7 +23,6 @@ double seconds(uint64_t nanoseconds) {
   return static_cast<double>(nanoseconds) / 1e9;
 }
 
-// part / whole, 0 for an empty whole.
 double timeval_seconds(const timeval& value) {
   return static_cast<double>(value.tv_sec) + static_cast<double>(value.tv_usec) / 1e6;
 }

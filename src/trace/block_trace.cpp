@@ -1,11 +1,8 @@
 #include "trace/block_trace.h"
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
+#include <iterator>
 
 #include "block_stats.h"
 #include "block_stats.skel.h"
@@ -60,8 +57,7 @@ Json log2_histogram_json(const unsigned long long* counts, size_t buckets) {
   return rows;
 }
 
-}  // namespace
-
+// Percentiles (fio's keys) and non-empty buckets of a latency histogram summed from BPF.
 Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
   LatencyHistogram histogram;
   for (size_t bucket = 0; bucket < buckets.size(); ++bucket)
@@ -74,6 +70,8 @@ Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
   out["buckets"] = std::move(rows);
   return out;
 }
+
+}  // namespace
 
 struct BlockTrace::State {
   BpfObject<block_stats> object{{block_stats__open, block_stats__load, block_stats__destroy}};

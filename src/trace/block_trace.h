@@ -42,7 +42,4 @@ class BlockTrace {
   std::unique_ptr<State> state_;
 };
 
-// Percentiles (fio's keys) and non-empty buckets of a latency histogram read from BPF.
-Json latency_histogram_json(const std::vector<unsigned long long>& buckets);
-
 }  // namespace kdrift
