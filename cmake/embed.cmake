@@ -5,7 +5,7 @@
 function(kdrift_embed_texts output function)
   set(entries "")
   foreach(file IN LISTS ARGN)
-    get_filename_component(name "${file}" NAME_WE)
+    get_filename_component(name "${file}" NAME_WLE)
     file(READ "${file}" content)
     string(FIND "${content}" ")kdrift_embedded\"" clash)
     if(NOT clash EQUAL -1)

@@ -11,7 +11,7 @@ KDRIFT_BUILD_PACKAGES=(
   libgtest-dev
 )
 KDRIFT_TEST_PACKAGES=(
-  clang-format clang-tidy fio sosreport jq
+  clang-format clang-tidy fio sosreport jq chromium
   qemu-system-x86 busybox-static kexec-tools cpio kmod xz-utils
 )
 

@@ -2,12 +2,15 @@
 
 #include <memory>
 
+#include "checks/analysis.h"
+#include "checks/rule_loader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/probe_arguments.h"
 #include "cli/sysroot_argument.h"
 #include "collect/capture.h"
 #include "report/probe_text.h"
+#include "report/report_text.h"
 #include "report/summary.h"
 #include "util/fatal.h"
 
@@ -44,8 +47,12 @@ void register_audit(CLI::App& app, int& exit_status) {
     const bool colour = isatty(STDOUT_FILENO) != 0;
     std::string text = render_summary(snapshot, colour);
     if (probe) text += "\n" + render_probe_text(snapshot["probe"], colour);
+    auto rules = builtin_rules();
+    if (!rules) throw FatalError(rules.error().describe());
+    const Json report = check_report({snapshot, args->root == "/" ? "this host" : args->root}, *rules);
+    text += "\n" + render_report_text(report, colour);
     write_output("", text);
-    exit_status = kExitClean;
+    exit_status = report_exit_status(report);
   });
 }
 

@@ -11,5 +11,7 @@ void register_dump_sysroot(CLI::App& app, int& exit_status);
 void register_trace(CLI::App& app, int& exit_status);
 void register_probe(CLI::App& app, int& exit_status);
 void register_import_fio(CLI::App& app, int& exit_status);
+void register_diff(CLI::App& app, int& exit_status);
+void register_check(CLI::App& app, int& exit_status);
 
 }  // namespace kdrift

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   kdrift::register_probe(app, status);
   kdrift::register_import_fio(app, status);
   kdrift::register_trace(app, status);
+  kdrift::register_diff(app, status);
+  kdrift::register_check(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "util/embedded.h"
+#include "util/toml_reader.h"
 #include "util/units.h"
 
 namespace kdrift {
@@ -17,71 +18,6 @@ std::span<const EmbeddedText> embedded_profile_texts();
 namespace {
 
 constexpr uint32_t kMaxIodepth = 4096;
-
-// Errors carry "<file>:<line>: <what>", the shape editors and CI logs link to.
-class ProfileReader {
- public:
-  explicit ProfileReader(const std::string& source) : source_(source) {}
-
-  Error error_at(const toml::node& node, const std::string& what) const {
-    return make_error(EINVAL,
-                      source_ + ":" + std::to_string(node.source().begin.line) + ": " + what);
-  }
-  Error error(const std::string& what) const { return make_error(EINVAL, source_ + ": " + what); }
-
-  Status check_keys(const toml::table& table, const std::set<std::string_view>& allowed,
-                    const std::string& where) const {
-    for (const auto& [key, node] : table) {
-      if (allowed.count(key.str()) == 0) {
-        return error_at(node, where + "unknown key \"" + std::string(key.str()) + "\"");
-      }
-    }
-    return ok_status();
-  }
-
-  // A scalar or a list of scalars, each turned into T by convert (nullopt = invalid).
-  template <typename T, typename Convert>
-  Result<std::vector<T>> list(const toml::node& node, const std::string& key,
-                              Convert convert) const {
-    std::vector<T> values;
-    auto one = [&](const toml::node& item) -> Status {
-      auto value = convert(item);
-      if (!value) return error_at(item, key + ": invalid value " + describe(item));
-      values.push_back(*value);
-      return ok_status();
-    };
-    if (const auto* array = node.as_array()) {
-      if (array->empty()) return error_at(node, key + ": empty list");
-      for (const auto& item : *array) {
-        if (auto status = one(item); !status) return status.error();
-      }
-    } else if (auto status = one(node); !status) {
-      return status.error();
-    }
-    return values;
-  }
-
-  template <typename T, typename Convert>
-  Result<T> single(const toml::node& node, const std::string& key, Convert convert) const {
-    auto values = list<T>(node, key, convert);
-    if (!values) return values.error();
-    if (values->size() != 1) return error_at(node, key + ": expected one value, not a list");
-    return values->front();
-  }
-
- private:
-  static std::string describe(const toml::node& node) {
-    std::ostringstream out;
-    if (const auto* text = node.as_string()) {
-      out << '"' << text->get() << '"';
-    } else {
-      node.visit([&](const auto& value) { out << value; });
-    }
-    return out.str();
-  }
-
-  std::string source_;
-};
 
 std::optional<uint64_t> size_of(const toml::node& node) {
   if (const auto* text = node.as_string()) return parse_size(text->get());
@@ -110,7 +46,7 @@ std::optional<std::string> text_of(const toml::node& node) {
   return std::nullopt;
 }
 
-Result<Workload> parse_workload(const ProfileReader& reader, const toml::table& table,
+Result<Workload> parse_workload(const TomlReader& reader, const toml::table& table,
                                 size_t index) {
   Workload workload;
   workload.name = table["name"].value_or(std::string("workload") + std::to_string(index + 1));
@@ -253,15 +189,10 @@ void apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
 
 Result<Profile> parse_profile(std::string_view text, const std::string& name,
                               const std::string& source) {
-  const ProfileReader reader(source);
-  toml::table document;
-  try {
-    document = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    return make_error(EINVAL, source + ":" + std::to_string(error.source().begin.line) + ":" +
-                                  std::to_string(error.source().begin.column) + ": " +
-                                  std::string(error.description()));
-  }
+  const TomlReader reader(source);
+  auto parsed = reader.parse(text);
+  if (!parsed) return parsed.error();
+  const toml::table& document = *parsed;
   if (auto status = reader.check_keys(
           document, {"description", "size", "ramp", "runtime", "precondition", "workload"}, "");
       !status) {

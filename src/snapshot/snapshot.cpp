@@ -2,9 +2,18 @@
 
 #include <ctime>
 
+#include "util/gzip.h"
 #include "util/version.h"
 
 namespace kdrift {
+
+namespace {
+
+constexpr const char* kSectionNames[] = {"capture", "kernel", "iommu",  "nvme",   "block",       "pci",
+                                       "cpu",     "numa",   "sysctl", "memory", "environment", "irq",
+                                       "probe"};
+
+}  // namespace
 
 Json new_snapshot() {
   const std::time_t now = std::time(nullptr);
@@ -40,7 +49,25 @@ Result<Json> parse_snapshot(std::string_view text, const std::string& source_nam
                          "\" is not supported (this kdrift reads " + std::string(kSnapshotSchema) +
                          ")");
   }
+  for (const char* section : kSectionNames) {
+    const auto found = document.find(section);
+    if (found != document.end() && !found->is_object()) {
+      return content_error(source_name + ": section \"" + section + "\" is a " +
+                           found->type_name() + ", not an object");
+    }
+  }
   return document;
+}
+
+Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name) {
+  // gzip's magic: snapshots are often kept compressed (a 350 KB capture packs to ~30 KB).
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b) {
+    auto text = gunzip(bytes, source_name);
+    if (!text) return text.error();
+    return parse_snapshot(*text, source_name);
+  }
+  return parse_snapshot(bytes, source_name);
 }
 
 }  // namespace kdrift

@@ -26,7 +26,11 @@ Json new_snapshot();
 // serialising never throws.
 std::string to_text(const Json& snapshot);
 
-// Parses and validates the envelope (object, known schema). Errors name the file.
+// Parses and validates the envelope (object, known schema, every section an object). Errors name
+// the file. Deeper values of the wrong type are read as absent by the code that uses them.
 Result<Json> parse_snapshot(std::string_view text, const std::string& source_name);
+
+// parse_snapshot on a file's bytes, gunzipped first when they are gzip data.
+Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name);
 
 }  // namespace kdrift

@@ -40,6 +40,15 @@ std::vector<std::string> split_whitespace(std::string_view text) {
   return fields;
 }
 
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += separator;
+    out += parts[i];
+  }
+  return out;
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines = split(text, '\n');
   if (!lines.empty() && lines.back().empty()) lines.pop_back();

@@ -14,6 +14,7 @@ std::string_view trim(std::string_view text);
 std::vector<std::string> split(std::string_view text, char separator);
 // Splits on runs of spaces and tabs, dropping empty fields.
 std::vector<std::string> split_whitespace(std::string_view text);
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
 std::vector<std::string> split_lines(std::string_view text);
 
 bool starts_with(std::string_view text, std::string_view prefix);

@@ -30,7 +30,7 @@ TEST(Profile, EveryBuiltInProfileParsesWithUniqueJobNames) {
   std::set<std::string> names;
   for (const auto& profile : *profiles)
     names.insert(profile.name);
-  EXPECT_EQ(names, (std::set<std::string>{"blocksize-sweep", "latency-qd1", "quick", "readahead",
+  EXPECT_EQ(names, (std::set<std::string>{"blocksize-sweep", "lab", "latency-qd1", "quick", "readahead",
                                           "ydb-randwrite"}));
   for (const auto& profile : *profiles) {
     EXPECT_FALSE(profile.description.empty()) << profile.name;

@@ -1,0 +1,130 @@
+#include "checks/analysis.h"
+
+#include <cmath>
+
+#include "checks/derived_facts.h"
+#include "checks/evaluate.h"
+#include "checks/ranking.h"
+#include "diff/config_diff.h"
+#include "diff/probe_compare.h"
+#include "diff/structured_diff.h"
+#include "snapshot/json_access.h"
+#include "util/version.h"
+
+namespace kdrift {
+namespace {
+
+std::string nested_text(const Json& snapshot, std::string_view section, std::string_view key) {
+  const Json* object = object_member(snapshot, section);
+  return object != nullptr ? text_member(*object, key) : std::string();
+}
+
+Json side_json(const LabeledSnapshot& side) {
+  Json out = {{"label", side.label},
+              {"hostname", nested_text(side.snapshot, "environment", "hostname")},
+              {"kernel", nested_text(side.snapshot, "kernel", "release")},
+              {"boot_id", nested_text(side.snapshot, "kernel", "boot_id")},
+              {"captured_at", nested_text(side.snapshot, "capture", "captured_at")}};
+  if (const Json* probe = object_member(side.snapshot, "probe")) {
+    if (const Json* profile = object_member(*probe, "profile")) {
+      out["probe_profile"] = text_member(*profile, "name");
+    }
+  }
+  return out;
+}
+
+Json findings_json(const std::vector<Finding>& findings) {
+  Json out = Json::array();
+  int rank = 0;
+  for (const auto& finding : findings) {
+    out.push_back({{"rank", ++rank},
+                   {"id", finding.rule->id},
+                   {"severity", severity_name(finding.severity)},
+                   {"title", finding.rule->title},
+                   {"direction", direction_name(finding.direction)},
+                   {"subjects", finding.subjects},
+                   {"evidence", finding.evidence},
+                   {"proof", finding.proof},
+                   {"explanation", finding.rule->explanation},
+                   {"remedy", finding.rule->remedy},
+                   {"score", std::round(finding.score * 1000) / 1000}});
+  }
+  return out;
+}
+
+Json status_json(const std::vector<Finding>& findings, const Json& probe) {
+  int counts[3] = {0, 0, 0};
+  for (const auto& finding : findings) ++counts[static_cast<int>(finding.severity)];
+  int regressions = 0;
+  if (const Json* jobs = array_member(probe, "jobs")) {
+    for (const auto& job : *jobs) regressions += text_member(job, "verdict") == "regression";
+  }
+  const bool failing = counts[1] + counts[2] + regressions > 0;
+  return {{"exit_status", failing ? 1 : 0},
+          {"critical", counts[2]},
+          {"warning", counts[1]},
+          {"info", counts[0]},
+          {"regressions", regressions}};
+}
+
+Json report_envelope(std::string_view kind) {
+  return {{"schema", kReportSchema},
+          {"kind", kind},
+          {"tool", {{"name", "kdrift"}, {"version", kKdriftVersion}}}};
+}
+
+const std::vector<ConfigGroup>* config_groups(const std::vector<Rule>& rules) {
+  for (const auto& rule : rules) {
+    if (rule.builtin == Builtin::kKernelConfig) return &rule.config_groups;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                 const std::vector<Rule>& rules) {
+  const Json derived_a = with_derived_facts(a.snapshot);
+  const Json derived_b = with_derived_facts(b.snapshot);
+  Json probe = compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"));
+  const Json no_jobs = Json::array();
+  const Json* jobs = array_member(probe, "jobs");
+  auto findings = evaluate_diff(rules, derived_a, derived_b, jobs != nullptr ? *jobs : no_jobs);
+  rank_findings(findings, jobs != nullptr ? *jobs : no_jobs);
+  Json report = report_envelope("diff");
+  report["a"] = side_json(a);
+  report["b"] = side_json(b);
+  report["status"] = status_json(findings, probe);
+  report["findings"] = findings_json(findings);
+  report["probe"] = std::move(probe);
+  report["changes"] = changes_json(diff_snapshots(a.snapshot, b.snapshot));
+  const Json* kernel_a = object_member(a.snapshot, "kernel");
+  const Json* kernel_b = object_member(b.snapshot, "kernel");
+  const Json* config_a = kernel_a != nullptr ? object_member(*kernel_a, "config") : nullptr;
+  const Json* config_b = kernel_b != nullptr ? object_member(*kernel_b, "config") : nullptr;
+  if (config_a != nullptr && config_b != nullptr) {
+    static const std::vector<ConfigGroup> kNoGroups;
+    const auto* groups = config_groups(rules);
+    const ConfigDiff config =
+        diff_kernel_config(*config_a, *config_b, groups != nullptr ? *groups : kNoGroups);
+    if (config.comparable) report["kernel_config"] = config_diff_json(config, *config_a, *config_b);
+  }
+  return report;
+}
+
+Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules) {
+  auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot));
+  rank_findings(findings, Json::array());
+  Json report = report_envelope("check");
+  report["b"] = side_json(snapshot);
+  report["status"] = status_json(findings, Json::object());
+  report["findings"] = findings_json(findings);
+  return report;
+}
+
+int report_exit_status(const Json& report) {
+  const Json* status = object_member(report, "status");
+  return status != nullptr && number_member(*status, "exit_status").value_or(0) != 0 ? 1 : 0;
+}
+
+}  // namespace kdrift

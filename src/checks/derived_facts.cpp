@@ -1,0 +1,136 @@
+#include "checks/derived_facts.h"
+
+#include <algorithm>
+#include <set>
+
+#include "snapshot/json_access.h"
+
+namespace kdrift {
+namespace {
+
+std::vector<int> int_list(const Json* list) {
+  std::vector<int> values;
+  if (list == nullptr || !list->is_array()) return values;
+  for (const auto& item : *list) {
+    if (item.is_number_integer()) values.push_back(item.get<int>());
+  }
+  return values;
+}
+
+// The CPUs that issue I/O: where the probe ran, else where the capturing process may run (a
+// database pinned by the same cgroup sees the same).
+Json workload_cpus(const Json& snapshot) {
+  if (const Json* probe = object_member(snapshot, "probe")) {
+    if (const Json* placement = object_member(*probe, "placement")) {
+      auto cpus = int_list(array_member(*placement, "cpus"));
+      if (!cpus.empty()) return {{"cpus", cpus}, {"source", "probe placement"}};
+    }
+  }
+  if (const Json* environment = object_member(snapshot, "environment")) {
+    if (const Json* process = object_member(*environment, "process")) {
+      auto cpus = int_list(array_member(*process, "cpus_allowed"));
+      if (!cpus.empty()) return {{"cpus", cpus}, {"source", "capturing process"}};
+    }
+  }
+  return Json::object();
+}
+
+// node -> its CPUs, from numa.nodes.
+std::map<int, std::set<int>> node_cpus(const Json& snapshot) {
+  std::map<int, std::set<int>> nodes;
+  const Json* numa = object_member(snapshot, "numa");
+  const Json* list = numa != nullptr ? array_member(*numa, "nodes") : nullptr;
+  if (list == nullptr) return nodes;
+  for (const auto& node : *list) {
+    const auto id = number_member(node, "node");
+    if (!id) continue;
+    const auto cpus = int_list(array_member(node, "cpus"));
+    nodes[static_cast<int>(*id)] = std::set<int>(cpus.begin(), cpus.end());
+  }
+  return nodes;
+}
+
+std::optional<int> numa_node_of(const Json& snapshot, const std::string& pci) {
+  const Json* pci_section = object_member(snapshot, "pci");
+  const Json* devices = pci_section != nullptr ? object_member(*pci_section, "devices") : nullptr;
+  const Json* device = devices != nullptr ? object_member(*devices, pci) : nullptr;
+  const auto node = device != nullptr ? number_member(*device, "numa_node") : std::nullopt;
+  if (!node || *node < 0) return std::nullopt;
+  return static_cast<int>(*node);
+}
+
+std::string probe_disk(const Json& snapshot) {
+  const Json* probe = object_member(snapshot, "probe");
+  const Json* target = probe != nullptr ? object_member(*probe, "target") : nullptr;
+  const Json* device = target != nullptr ? object_member(*target, "device") : nullptr;
+  return device != nullptr ? text_member(*device, "disk") : std::string();
+}
+
+Json probe_facts(const Json& snapshot) {
+  const Json* probe = object_member(snapshot, "probe");
+  const Json* jobs = probe != nullptr ? array_member(*probe, "jobs") : nullptr;
+  bool polled = false;
+  std::set<int> iodepths;
+  if (jobs != nullptr) {
+    for (const auto& job : *jobs) {
+      const std::string engine = text_member(job, "engine");
+      polled = polled || engine.find("iopoll") != std::string::npos ||
+               engine.find("hipri") != std::string::npos;
+      if (const auto depth = number_member(job, "iodepth")) iodepths.insert(static_cast<int>(*depth));
+    }
+  }
+  return {{"polled", polled}, {"iodepths", iodepths}};
+}
+
+}  // namespace
+
+Json with_derived_facts(const Json& snapshot) {
+  Json out = snapshot.is_object() ? snapshot : Json::object();
+  Json derived = {{"probe", probe_facts(snapshot)}, {"workload_cpus", workload_cpus(snapshot)}};
+  const auto nodes = node_cpus(snapshot);
+  const auto cpus = int_list(member(derived["workload_cpus"], "cpus"));
+  const std::string target_disk = probe_disk(snapshot);
+  std::map<std::string, std::string> pci_of;
+  const Json* iommu = object_member(snapshot, "iommu");
+  if (const Json* devices = iommu != nullptr ? array_member(*iommu, "devices") : nullptr) {
+    for (const auto& device : *devices) {
+      const std::string pci = text_member(device, "pci");
+      if (!pci.empty()) pci_of[text_member(device, "device")] = pci;
+    }
+  }
+  Json disks = Json::object();
+  const Json* block = object_member(snapshot, "block");
+  if (const Json* devices = block != nullptr ? object_member(*block, "devices") : nullptr) {
+    for (const auto& [name, device] : devices->items()) {
+      Json disk = {{"probe_target", name == target_disk}};
+      const Json* slaves = array_member(device, "slaves");
+      disk["stacked"] = slaves != nullptr && !slaves->empty();
+      const auto pci = pci_of.find(name);
+      disk["physical"] = pci != pci_of.end();
+      if (pci != pci_of.end()) {
+        disk["pci"] = pci->second;
+        // Known to be remote only with a node, several nodes and the workload's CPUs; a
+        // single-node host is local by construction.
+        bool remote = false;
+        bool local_only = true;
+        if (const auto node = numa_node_of(snapshot, pci->second)) {
+          disk["numa_node"] = *node;
+          const auto local = nodes.find(*node);
+          if (nodes.size() > 1 && local != nodes.end() && !cpus.empty()) {
+            const auto on_node = [&](int cpu) { return local->second.count(cpu) > 0; };
+            remote = std::none_of(cpus.begin(), cpus.end(), on_node);
+            local_only = std::all_of(cpus.begin(), cpus.end(), on_node);
+          }
+        }
+        disk["remote_numa"] = remote;
+        disk["local_cpus_only"] = local_only;
+      }
+      disks[name] = std::move(disk);
+    }
+  }
+  derived["disks"] = std::move(disks);
+  out["derived"] = std::move(derived);
+  return out;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,22 @@
+#pragma once
+// Rules from TOML: the set compiled in from checks/*.toml, and a user's directory on top (a
+// rule with the same id replaces the built-in one). Every problem is an error naming the file
+// and line; nothing is half-loaded.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checks/rule.h"
+#include "util/result.h"
+
+namespace kdrift {
+
+Result<Rule> parse_rule(std::string_view text, const std::string& source);
+
+Result<std::vector<Rule>> builtin_rules();
+
+// builtin_rules() plus every *.toml in directory (sorted by name).
+Result<std::vector<Rule>> load_rules(const std::string& directory);
+
+}  // namespace kdrift

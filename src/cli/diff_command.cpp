@@ -1,0 +1,36 @@
+#include <memory>
+
+#include "checks/analysis.h"
+#include "cli/commands.h"
+#include "cli/report_arguments.h"
+#include "snapshot/redact.h"
+
+namespace kdrift {
+namespace {
+
+struct DiffArguments {
+  std::string a;
+  std::string b;
+  ReportArguments report;
+};
+
+}  // namespace
+
+void register_diff(CLI::App& app, int& exit_status) {
+  auto args = std::make_shared<DiffArguments>();
+  auto* command = app.add_subcommand(
+      "diff", "Compare two snapshots (A the reference, B the candidate) and rank what explains "
+              "the difference");
+  command->add_option("A", args->a, "Reference snapshot (before, or the good host)")->required();
+  command->add_option("B", args->b, "Candidate snapshot (after, or the slow host)")->required();
+  args->report.add_options(*command);
+  command->callback([args, &exit_status] {
+    const auto rules = args->report.rules();
+    Json a = read_snapshot_file(args->a);
+    Json b = read_snapshot_file(args->b);
+    if (args->report.redact) redact_snapshots({&a, &b});
+    exit_status = args->report.emit(diff_report({a, args->a}, {b, args->b}, rules));
+  });
+}
+
+}  // namespace kdrift

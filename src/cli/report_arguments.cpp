@@ -1,0 +1,52 @@
+#include "cli/report_arguments.h"
+
+#include <unistd.h>
+
+#include "checks/analysis.h"
+#include "checks/rule_loader.h"
+#include "cli/output.h"
+#include "report/report_html.h"
+#include "report/report_text.h"
+#include "util/fatal.h"
+
+namespace kdrift {
+
+void ReportArguments::add_options(CLI::App& command) {
+  command.add_option("--format", format, "text (default), markdown, json or html")
+      ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
+  command.add_option("-o,--output", output, "Write the report to FILE (default stdout)");
+  command.add_option("--checks", checks_directory,
+                     "Also load the rules in DIR/*.toml (a rule with a built-in id replaces it)");
+  command.add_flag("--redact", redact,
+                   "Replace host names, serial numbers, MAC/IP addresses and UUIDs with stable "
+                   "pseudonyms");
+}
+
+std::vector<Rule> ReportArguments::rules() const {
+  auto rules = checks_directory.empty() ? builtin_rules() : load_rules(checks_directory);
+  if (!rules) throw FatalError(rules.error().describe());
+  return std::move(*rules);
+}
+
+int ReportArguments::emit(const Json& report) const {
+  std::string text;
+  if (format == "json") {
+    text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  } else if (format == "markdown") {
+    text = render_report_markdown(report);
+  } else if (format == "html") {
+    text = render_report_html(report);
+  } else {
+    text = render_report_text(report, output.empty() && isatty(STDOUT_FILENO) != 0);
+  }
+  write_output(output, text);
+  return report_exit_status(report);
+}
+
+Json read_snapshot_file(const std::string& path) {
+  auto snapshot = read_snapshot_text(read_input(path), path);
+  if (!snapshot) throw FatalError(snapshot.error().describe());
+  return std::move(*snapshot);
+}
+
+}  // namespace kdrift

@@ -1,0 +1,29 @@
+#pragma once
+// What diff, check and audit share: reading snapshots the user named, loading the rules, and
+// writing the report in the format asked for.
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "checks/rule.h"
+#include "snapshot/snapshot.h"
+
+namespace kdrift {
+
+struct ReportArguments {
+  std::string format = "text";
+  std::string output;
+  std::string checks_directory;
+  bool redact = false;
+
+  void add_options(CLI::App& command);
+  std::vector<Rule> rules() const;
+  // Renders and writes the report; returns the exit status it calls for.
+  int emit(const Json& report) const;
+};
+
+// A snapshot file (JSON, or gzip'd JSON); unreadable or invalid input is fatal (exit 2).
+Json read_snapshot_file(const std::string& path);
+
+}  // namespace kdrift

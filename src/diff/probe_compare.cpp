@@ -1,0 +1,165 @@
+#include "diff/probe_compare.h"
+
+#include <cmath>
+#include <map>
+
+#include "diff/statistics.h"
+#include "snapshot/json_access.h"
+
+namespace kdrift {
+namespace {
+
+constexpr const char* kLatencyPercentiles[] = {"50.000000", "99.000000", "99.900000"};
+
+// The direction that carried the job's I/O: the one with more I/Os (mixed jobs report both).
+std::string main_direction(const Json& job) {
+  const Json* read = object_member(job, "read");
+  const Json* write = object_member(job, "write");
+  const double reads = read != nullptr ? number_member(*read, "ios").value_or(0) : 0;
+  const double writes = write != nullptr ? number_member(*write, "ios").value_or(0) : 0;
+  if (read != nullptr && (write == nullptr || reads >= writes)) return "read";
+  return write != nullptr ? "write" : "";
+}
+
+std::vector<double> samples_of(const Json& stats) {
+  std::vector<double> samples;
+  const Json* per_second = object_member(stats, "iops_per_second");
+  const Json* list = per_second != nullptr ? array_member(*per_second, "samples") : nullptr;
+  if (list == nullptr) return samples;
+  for (const auto& sample : *list) {
+    if (sample.is_number()) samples.push_back(sample.get<double>());
+  }
+  return samples;
+}
+
+Json stats_json(const Json& stats) {
+  Json out = Json::object();
+  if (const auto iops = number_member(stats, "iops")) out["iops"] = *iops;
+  if (const Json* per_second = object_member(stats, "iops_per_second")) {
+    out["iops_per_second"] = *per_second;
+  }
+  if (const Json* latency = object_member(stats, "lat_ns")) {
+    Json lat = Json::object();
+    if (const auto mean = number_member(*latency, "mean")) lat["mean"] = *mean;
+    if (const Json* percentiles = object_member(*latency, "percentile")) {
+      lat["percentile"] = *percentiles;
+    }
+    out["lat_ns"] = std::move(lat);
+  }
+  return out;
+}
+
+std::optional<double> percentile_of(const Json& stats, const char* key) {
+  const Json* latency = object_member(stats, "lat_ns");
+  const Json* percentiles = latency != nullptr ? object_member(*latency, "percentile") : nullptr;
+  return percentiles != nullptr ? number_member(*percentiles, key) : std::nullopt;
+}
+
+Json job_header(const Json& job) {
+  Json out = {{"name", text_member(job, "name")}};
+  for (const char* key : {"engine", "rw", "bs", "iodepth"}) {
+    if (const Json* value = member(job, key)) out[key] = *value;
+  }
+  return out;
+}
+
+Json compare_job(const Json& a, const Json& b, double alpha) {
+  Json out = job_header(b);
+  const std::string direction = main_direction(b);
+  if (direction.empty() || main_direction(a) != direction) {
+    out["verdict"] = "insufficient-samples";
+    out["reason"] = "the job completed no I/O on one side";
+    return out;
+  }
+  out["direction"] = direction;
+  const Json& stats_a = *object_member(a, direction);
+  const Json& stats_b = *object_member(b, direction);
+  out["a"] = stats_json(stats_a);
+  out["b"] = stats_json(stats_b);
+  const auto samples_a = samples_of(stats_a);
+  const auto samples_b = samples_of(stats_b);
+  const auto iops_a = number_member(stats_a, "iops");
+  const auto iops_b = number_member(stats_b, "iops");
+  if (iops_a && iops_b && *iops_a > 0) out["iops_ratio"] = *iops_b / *iops_a;
+  Json latency = Json::object();
+  for (const char* key : kLatencyPercentiles) {
+    const auto value_a = percentile_of(stats_a, key);
+    const auto value_b = percentile_of(stats_b, key);
+    if (!value_a || !value_b) continue;
+    Json entry = {{"a", *value_a}, {"b", *value_b}};
+    if (*value_a > 0) entry["ratio"] = *value_b / *value_a;
+    latency[key] = std::move(entry);
+  }
+  out["latency"] = std::move(latency);
+  out["samples"] = {{"a", samples_a.size()}, {"b", samples_b.size()}};
+  if (samples_a.size() < 2 || samples_b.size() < 2 ||
+      smallest_two_sided_p(samples_a.size(), samples_b.size()) >= alpha) {
+    out["verdict"] = "insufficient-samples";
+    out["reason"] = std::to_string(samples_a.size()) + " and " +
+                    std::to_string(samples_b.size()) +
+                    " per-second samples cannot reach p < alpha; run the probe longer";
+    return out;
+  }
+  const RatioInterval interval = bootstrap_median_ratio(samples_a, samples_b);
+  const RankTest test = mann_whitney_u(samples_a, samples_b);
+  if (std::isfinite(interval.estimate)) out["iops_ratio"] = interval.estimate;
+  if (std::isfinite(interval.low) && std::isfinite(interval.high)) {
+    out["iops_ci95"] = {interval.low, interval.high};
+  }
+  out["p_value"] = test.p_value;
+  const bool significant = test.p_value < alpha;
+  if (significant && interval.high < 1 && interval.estimate <= 1 - kMinimumEffect) {
+    out["verdict"] = "regression";
+  } else if (significant && interval.low > 1 && interval.estimate >= 1 + kMinimumEffect) {
+    out["verdict"] = "improvement";
+  } else {
+    out["verdict"] = "no-significant-change";
+  }
+  return out;
+}
+
+}  // namespace
+
+Json compare_probes(const Json* a, const Json* b, double alpha) {
+  const Json* jobs_a = a != nullptr ? array_member(*a, "jobs") : nullptr;
+  const Json* jobs_b = b != nullptr ? array_member(*b, "jobs") : nullptr;
+  if (jobs_a == nullptr || jobs_b == nullptr) {
+    return {{"unavailable", jobs_a == nullptr && jobs_b == nullptr
+                                ? "neither snapshot has probe results"
+                                : std::string("only ") + (jobs_a != nullptr ? "A" : "B") +
+                                      " has probe results"}};
+  }
+  std::map<std::string, const Json*> by_name_a;
+  for (const auto& job : *jobs_a) by_name_a.emplace(text_member(job, "name"), &job);
+  Json jobs = Json::array();
+  std::map<std::string, bool> seen;
+  for (const auto& job : *jobs_b) {
+    const std::string name = text_member(job, "name");
+    seen[name] = true;
+    const auto other = by_name_a.find(name);
+    if (other == by_name_a.end()) {
+      Json only = job_header(job);
+      only["verdict"] = "only-in-b";
+      jobs.push_back(std::move(only));
+    } else if (text_member(job, "status", "ok") != "ok" ||
+               text_member(*other->second, "status", "ok") != "ok") {
+      Json failed = job_header(job);
+      failed["verdict"] = "insufficient-samples";
+      failed["reason"] = "the job did not run on both sides (status " +
+                         text_member(*other->second, "status", "ok") + " → " +
+                         text_member(job, "status", "ok") + ")";
+      jobs.push_back(std::move(failed));
+    } else {
+      jobs.push_back(compare_job(*other->second, job, alpha));
+    }
+  }
+  for (const auto& job : *jobs_a) {
+    if (seen.count(text_member(job, "name")) != 0) continue;
+    Json only = job_header(job);
+    only["verdict"] = "only-in-a";
+    jobs.push_back(std::move(only));
+  }
+  return {{"alpha", alpha}, {"jobs", std::move(jobs)}};
+}
+
+}  // namespace kdrift

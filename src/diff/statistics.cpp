@@ -1,0 +1,307 @@
+#include "diff/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <utility>
+
+namespace kdrift {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr RankTest kNoTest = {kNaN, 1.0};
+
+bool has_nan(const std::vector<double>& values) {
+  return std::any_of(values.begin(), values.end(), [](double value) { return std::isnan(value); });
+}
+
+bool unusable(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.empty() || b.empty() || has_nan(a) || has_nan(b);
+}
+
+// Reorders values instead of copying them: the bootstrap takes thousands of medians of buffers
+// it refills anyway. values must be non-empty and free of NaN.
+double median_in_place(std::vector<double>& values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  const double below = *std::max_element(values.begin(), middle);
+  return (below + *middle) / 2;
+}
+
+// numpy's form of linear interpolation: exact at both ends and monotone in fraction.
+double interpolate(double low, double high, double fraction) {
+  if (fraction == 0 || low == high) return low;
+  // Any weight on an infinite end makes the result infinite; the formula below would give
+  // inf - inf = NaN.
+  if (std::isinf(low)) return low;
+  if (std::isinf(high)) return high;
+  const double span = high - low;
+  return fraction < 0.5 ? low + span * fraction : high - span * (1 - fraction);
+}
+
+struct PooledRanks {
+  double rank_sum_a;  // 1-based ranks in a ∪ b, tied values sharing their average rank
+  double tie_term;    // Σ (t³ − t) over groups of t equal values
+};
+
+PooledRanks rank_pooled(const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<std::pair<double, bool>> pooled;  // value, whether it came from a
+  pooled.reserve(a.size() + b.size());
+  for (const double value : a)
+    pooled.emplace_back(value, true);
+  for (const double value : b)
+    pooled.emplace_back(value, false);
+  std::sort(pooled.begin(), pooled.end(),
+            [](const auto& left, const auto& right) { return left.first < right.first; });
+  PooledRanks ranks = {0, 0};
+  for (std::size_t start = 0; start < pooled.size();) {
+    std::size_t end = start;
+    std::size_t from_a = 0;
+    for (; end < pooled.size() && pooled[end].first == pooled[start].first; ++end) {
+      if (pooled[end].second) ++from_a;
+    }
+    const double shared_rank = (static_cast<double>(start + 1) + static_cast<double>(end)) / 2;
+    ranks.rank_sum_a += static_cast<double>(from_a) * shared_rank;
+    const auto group = static_cast<double>(end - start);
+    ranks.tie_term += group * group * group - group;
+    start = end;
+  }
+  return ranks;
+}
+
+// counts[u] is how many of the C(n1 + n2, n1) orderings of the pooled samples give U = u: the
+// coefficients of the Gaussian binomial [n1 + n2 choose n1]_q, the product over i = 1..n1 of
+// (1 - q^(n2 + i)) / (1 - q^i). Intermediate coefficients may wrap around, but unsigned arithmetic
+// is exact modulo 2^64 and the final ones fit (kMannWhitneyExactMaxTotal), so they come out exact.
+// The distribution is the same with n1 and n2 swapped; passing the smaller as n1 is cheaper.
+std::vector<std::uint64_t> mann_whitney_null_counts(std::size_t n1, std::size_t n2) {
+  const std::size_t largest_u = n1 * n2;
+  std::vector<std::uint64_t> counts(largest_u + 1, 0);
+  counts[0] = 1;
+  for (std::size_t i = 1; i <= n1; ++i) {
+    const std::size_t factor_degree = n2 + i;
+    for (std::size_t u = largest_u + 1; u-- > factor_degree;)
+      counts[u] -= counts[u - factor_degree];
+    for (std::size_t u = i; u <= largest_u; ++u)
+      counts[u] += counts[u - i];
+  }
+  return counts;
+}
+
+double mann_whitney_exact_p(std::size_t n1, std::size_t n2, double u_a) {
+  const std::vector<std::uint64_t> counts =
+      mann_whitney_null_counts(std::min(n1, n2), std::max(n1, n2));
+  const auto u_far = static_cast<std::size_t>(std::max(u_a, static_cast<double>(n1 * n2) - u_a));
+  std::uint64_t orderings = 0;
+  std::uint64_t as_far_or_further = 0;
+  for (std::size_t u = 0; u < counts.size(); ++u) {
+    orderings += counts[u];
+    if (u >= u_far) as_far_or_further += counts[u];
+  }
+  // The null distribution is symmetric, so the other tail is as heavy.
+  const double p = 2 * static_cast<double>(as_far_or_further) / static_cast<double>(orderings);
+  return std::min(p, 1.0);
+}
+
+double mann_whitney_normal_p(std::size_t n1, std::size_t n2, double u_a, double tie_term) {
+  const double pairs = static_cast<double>(n1) * static_cast<double>(n2);
+  const double total = static_cast<double>(n1 + n2);
+  const double variance = pairs / 12 * ((total + 1) - tie_term / (total * (total - 1)));
+  if (variance <= 0) return 1.0;  // every value equal: nothing to tell the samples apart
+  const double u_far = std::max(u_a, pairs - u_a);
+  const double z = (u_far - pairs / 2 - 0.5) / std::sqrt(variance);
+  return std::min(std::erfc(z / std::numbers::sqrt2), 1.0);
+}
+
+std::uint64_t lattice_gap(std::size_t i, std::size_t j, std::size_t n1, std::size_t n2) {
+  const std::uint64_t left = std::uint64_t{i} * n2;
+  const std::uint64_t right = std::uint64_t{j} * n1;
+  return left > right ? left - right : right - left;
+}
+
+// Under the null every ordering of the pooled values is equally likely: a uniformly random
+// monotone lattice path from (0, 0) to (n1, n2), where (i, j) means i values of a and j of b so
+// far. The p-value is the chance that the path reaches a cell with lattice_gap >= widest_gap.
+// Propagating probabilities rather than counts cannot overflow, and adding up the mass that
+// leaves the band, rather than subtracting what stays from 1, keeps small p-values accurate.
+double kolmogorov_smirnov_exact_p(std::size_t n1, std::size_t n2, std::uint64_t widest_gap) {
+  auto inside = [&](std::size_t i, std::size_t j) {
+    return lattice_gap(i, j, n1, n2) < widest_gap;
+  };
+  // reach[j], while row i is visited, is the chance of being at (i, j) without having left.
+  std::vector<double> reach(n2 + 1, 0.0);
+  reach[0] = 1.0;
+  double left_band = 0;
+  for (std::size_t i = 0; i <= n1; ++i) {
+    for (std::size_t j = 0; j <= n2; ++j) {
+      const double here = reach[j];
+      reach[j] = 0;
+      const std::size_t remaining = (n1 - i) + (n2 - j);
+      if (here == 0 || remaining == 0) continue;
+      const double toward_a = here * static_cast<double>(n1 - i) / static_cast<double>(remaining);
+      const double toward_b = here - toward_a;
+      if (i < n1) (inside(i + 1, j) ? reach[j] : left_band) += toward_a;
+      if (j < n2) (inside(i, j + 1) ? reach[j + 1] : left_band) += toward_b;
+    }
+  }
+  return std::min(left_band, 1.0);
+}
+
+// Survival function of the Kolmogorov distribution, the limit of sqrt(n) * D, from whichever of
+// its two series converges within a few terms at x.
+double kolmogorov_survival(double x) {
+  constexpr int kMaxTerms = 100;
+  constexpr double kPi = std::numbers::pi;
+  if (x <= 0) return 1.0;
+  if (x < 1.18) {
+    double sum = 0;
+    for (int k = 1; k <= kMaxTerms; ++k) {
+      const double odd = 2.0 * k - 1;
+      const double term = std::exp(-odd * odd * kPi * kPi / (8 * x * x));
+      sum += term;
+      if (term <= sum * std::numeric_limits<double>::epsilon()) break;
+    }
+    return 1 - std::sqrt(2 * kPi) / x * sum;
+  }
+  double sum = 0;
+  double sign = 1;
+  for (int k = 1; k <= kMaxTerms; ++k) {
+    const double term = std::exp(-2.0 * k * k * x * x);
+    sum += sign * term;
+    sign = -sign;
+    if (term <= sum * std::numeric_limits<double>::epsilon()) break;
+  }
+  return std::min(2 * sum, 1.0);
+}
+
+// splitmix64: 64 bits of state, passes BigCrush, and is specified down to the bit, which is what
+// makes the bootstrap reproducible everywhere.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+
+  std::uint64_t next() {
+    state_ += 0x9e3779b97f4a7c15;
+    std::uint64_t mixed = state_;
+    mixed = (mixed ^ (mixed >> 30)) * 0xbf58476d1ce4e5b9;
+    mixed = (mixed ^ (mixed >> 27)) * 0x94d049bb133111eb;
+    return mixed ^ (mixed >> 31);
+  }
+
+  // Uniform in [0, bound). Draws below 2^64 mod bound are rejected so that every remainder is
+  // equally likely; std::uniform_int_distribution would do the same, but its output differs
+  // between standard libraries.
+  std::uint64_t below(std::uint64_t bound) {
+    const std::uint64_t rejected = (0 - bound) % bound;
+    std::uint64_t draw = next();
+    while (draw < rejected)
+      draw = next();
+    return draw % bound;
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+void resample(const std::vector<double>& sample, SplitMix64& random, std::vector<double>& into) {
+  for (double& value : into)
+    value = sample[random.below(sample.size())];
+}
+
+double median_ratio(double numerator, double denominator) {
+  if (denominator != 0) return numerator / denominator;
+  if (numerator == 0) return 1.0;
+  return numerator > 0 ? kInfinity : -kInfinity;
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty() || has_nan(values)) return kNaN;
+  return median_in_place(values);
+}
+
+double quantile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty() || std::isnan(q)) return kNaN;
+  const double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(sorted.size() - 1);
+  const auto below = static_cast<std::size_t>(std::floor(position));
+  const std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return interpolate(sorted[below], sorted[above], position - static_cast<double>(below));
+}
+
+RankTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b) {
+  if (unusable(a, b)) return kNoTest;
+  const PooledRanks ranks = rank_pooled(a, b);
+  const auto n1 = static_cast<double>(a.size());
+  const double u_a = ranks.rank_sum_a - n1 * (n1 + 1) / 2;
+  const bool exact = ranks.tie_term == 0 && a.size() + b.size() <= kMannWhitneyExactMaxTotal;
+  return {u_a, exact ? mann_whitney_exact_p(a.size(), b.size(), u_a)
+                     : mann_whitney_normal_p(a.size(), b.size(), u_a, ranks.tie_term)};
+}
+
+double smallest_two_sided_p(std::size_t n1, std::size_t n2) {
+  // Each partial product is itself a binomial coefficient, so this is exact while below 2^53.
+  const std::size_t smaller = std::min(n1, n2);
+  const std::size_t larger = std::max(n1, n2);
+  double orderings = 1;
+  for (std::size_t i = 1; i <= smaller; ++i) {
+    orderings = orderings * static_cast<double>(larger + i) / static_cast<double>(i);
+  }
+  return std::min(2 / orderings, 1.0);
+}
+
+RankTest kolmogorov_smirnov(const std::vector<double>& a, const std::vector<double>& b) {
+  if (unusable(a, b)) return kNoTest;
+  std::vector<double> sorted_a = a;
+  std::vector<double> sorted_b = b;
+  std::sort(sorted_a.begin(), sorted_a.end());
+  std::sort(sorted_b.begin(), sorted_b.end());
+  const std::size_t n1 = a.size();
+  const std::size_t n2 = b.size();
+  // D * n1 * n2, kept as an integer so that the exact p-value compares cells without rounding.
+  std::uint64_t widest_gap = 0;
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < n1 || j < n2) {
+    const double value =
+        (j == n2 || (i < n1 && sorted_a[i] <= sorted_b[j])) ? sorted_a[i] : sorted_b[j];
+    while (i < n1 && sorted_a[i] == value)
+      ++i;
+    while (j < n2 && sorted_b[j] == value)
+      ++j;
+    widest_gap = std::max(widest_gap, lattice_gap(i, j, n1, n2));
+  }
+  const double cells = static_cast<double>(n1) * static_cast<double>(n2);
+  const double distance = static_cast<double>(widest_gap) / cells;
+  if (widest_gap == 0) return {distance, 1.0};
+  if (n1 * n2 <= kKolmogorovSmirnovExactMaxCells) {
+    return {distance, kolmogorov_smirnov_exact_p(n1, n2, widest_gap)};
+  }
+  const double effective_size = cells / static_cast<double>(n1 + n2);
+  return {distance, kolmogorov_survival(std::sqrt(effective_size) * distance)};
+}
+
+RatioInterval bootstrap_median_ratio(const std::vector<double>& a, const std::vector<double>& b,
+                                     int resamples, double confidence, std::uint64_t seed) {
+  if (unusable(a, b)) return {kNaN, kNaN, kNaN};
+  const double estimate = median_ratio(median(b), median(a));
+  if (resamples < 1 || !(confidence > 0 && confidence < 1)) return {estimate, kNaN, kNaN};
+  SplitMix64 random(seed);
+  std::vector<double> resample_a(a.size());
+  std::vector<double> resample_b(b.size());
+  std::vector<double> ratios;
+  ratios.reserve(static_cast<std::size_t>(resamples));
+  for (int round = 0; round < resamples; ++round) {
+    resample(a, random, resample_a);
+    resample(b, random, resample_b);
+    ratios.push_back(median_ratio(median_in_place(resample_b), median_in_place(resample_a)));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double tail = (1 - confidence) / 2;
+  return {estimate, quantile_sorted(ratios, tail), quantile_sorted(ratios, 1 - tail)};
+}
+
+}  // namespace kdrift

@@ -1,0 +1,16 @@
+#pragma once
+// The report (schema kdrift.report/1, docs/report.md) as one self-contained HTML5 page to attach
+// to a bug report: who was compared, the status, the findings in rank order, the probe's A/B
+// charts and job table, the structured changes and the kernel config diff. Inline CSS and SVG
+// only: no script, nothing fetched. Every field may be missing or of another type than the schema
+// says; such a field is left out, never a reason to fail.
+
+#include <string>
+
+#include "snapshot/snapshot.h"
+
+namespace kdrift {
+
+std::string render_report_html(const Json& report);
+
+}  // namespace kdrift

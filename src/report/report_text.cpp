@@ -1,0 +1,342 @@
+#include "report/report_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "report/text_table.h"
+#include "util/text.h"
+
+namespace kdrift {
+namespace {
+
+constexpr std::size_t kMaxChangesPerSection = 40;
+
+std::string number(double value, const char* format) {
+  char text[48];
+  (void)std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string iops_text(const Json* value) {
+  if (value == nullptr || !value->is_number()) return "-";
+  const double iops = value->get<double>();
+  return iops >= 1e6 ? number(iops / 1e6, "%.2fM") : number(iops / 1e3, "%.1fk");
+}
+
+std::string ratio_text(const Json* value) {
+  return value != nullptr && value->is_number() ? number(value->get<double>(), "%.3f") : "-";
+}
+
+std::string interval_text(const Json* value) {
+  if (value == nullptr || !value->is_array() || value->size() != 2 || !(*value)[0].is_number() ||
+      !(*value)[1].is_number()) {
+    return "-";
+  }
+  return number((*value)[0].get<double>(), "%.3f") + "–" +
+         number((*value)[1].get<double>(), "%.3f");
+}
+
+std::string p_text(const Json* value) {
+  return value != nullptr && value->is_number() ? number(value->get<double>(), "%.2g") : "-";
+}
+
+// Paragraphs in rule files are wrapped for the file; re-flow them for the output.
+std::string paragraph(const std::string& text) {
+  return join(split_whitespace(text), " ");
+}
+
+std::vector<std::string> strings(const Json* list) {
+  std::vector<std::string> out;
+  if (list == nullptr || !list->is_array()) return out;
+  for (const auto& item : *list)
+    out.push_back(text_of(item));
+  return out;
+}
+
+// What differs between the two formats: how headings, emphasis and blocks are written.
+class Writer {
+ public:
+  Writer(bool markdown, bool colour) : markdown_(markdown), colour_(colour && !markdown) {}
+
+  std::string str() const { return out_.str(); }
+  std::ostream& out() { return out_; }
+
+  void heading(const std::string& text) {
+    if (markdown_) {
+      out_ << "\n## " << text << "\n\n";
+    } else {
+      out_ << "\n" << bold(text) << "\n";
+    }
+  }
+
+  std::string bold(const std::string& text) const {
+    if (markdown_) return "**" + text + "**";
+    return colour_ ? "\033[1m" + text + "\033[0m" : text;
+  }
+
+  std::string code(const std::string& text) const {
+    return markdown_ ? "`" + escape_markdown_code(text) + "`" : text;
+  }
+
+  std::string severity(const std::string& name) const {
+    std::string label = name;
+    for (auto& c : label)
+      c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (markdown_) return "**" + label + "**";
+    if (!colour_) return label;
+    const char* tint = name == "critical"  ? "\033[1;31m"
+                       : name == "warning" ? "\033[1;33m"
+                                           : "\033[36m";
+    return tint + label + "\033[0m";
+  }
+
+  void table(const Table& table, const std::vector<std::vector<std::string>>& rows,
+             const std::vector<std::string>& header) {
+    if (!markdown_) {
+      table.render(out_);
+      return;
+    }
+    out_ << "|";
+    for (const auto& cell : header)
+      out_ << " " << escape_cell(cell) << " |";
+    out_ << "\n|";
+    for (std::size_t i = 0; i < header.size(); ++i)
+      out_ << "---|";
+    out_ << "\n";
+    for (const auto& row : rows) {
+      out_ << "|";
+      for (const auto& cell : row)
+        out_ << " " << escape_cell(cell) << " |";
+      out_ << "\n";
+    }
+  }
+
+  bool markdown() const { return markdown_; }
+
+ private:
+  static std::string escape_cell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '|') out += "\\";
+      out += c == '\n' ? ' ' : c;
+    }
+    return out;
+  }
+  static std::string escape_markdown_code(const std::string& text) {
+    std::string out = text;
+    for (auto& c : out) {
+      if (c == '`') c = '\'';
+    }
+    return out;
+  }
+
+  bool markdown_;
+  bool colour_;
+  std::ostringstream out_;
+};
+
+std::string side_text(const Json& side) {
+  std::string text = text_at(side, {"label"}, "");
+  const std::string host = text_at(side, {"hostname"}, "");
+  const std::string kernel = text_at(side, {"kernel"}, "");
+  std::string detail;
+  if (!host.empty()) detail += host;
+  if (!kernel.empty()) detail += (detail.empty() ? "" : ", ") + kernel;
+  const std::string profile = text_at(side, {"probe_profile"}, "");
+  if (!profile.empty()) detail += (detail.empty() ? "" : ", ") + std::string("probe ") + profile;
+  return detail.empty() ? text : text + " (" + detail + ")";
+}
+
+void header(const Json& report, Writer& w) {
+  const std::string kind = text_at(report, {"kind"}, "report");
+  const Json* a = at(report, {"a"});
+  const Json* b = at(report, {"b"});
+  std::string title = "kdrift " + kind;
+  if (a != nullptr && b != nullptr) {
+    title += ": " + side_text(*a) + " → " + side_text(*b);
+  } else if (b != nullptr) {
+    title += ": " + side_text(*b);
+  }
+  if (w.markdown()) {
+    w.out() << "# " << title << "\n\n";
+  } else {
+    w.out() << w.bold(title) << "\n";
+  }
+  const Json* status = at(report, {"status"});
+  if (status == nullptr) return;
+  const std::string regressions = text_at(*status, {"regressions"}, "0");
+  w.out() << "Result: " << text_at(*status, {"critical"}, "0") << " critical, "
+          << text_at(*status, {"warning"}, "0") << " warning, " << text_at(*status, {"info"}, "0")
+          << " info";
+  if (regressions != "0") w.out() << ", " << regressions << " probe regression(s)";
+  w.out() << " → exit " << text_at(*status, {"exit_status"}, "0") << "\n";
+}
+
+void findings(const Json& report, Writer& w) {
+  const Json* list = at(report, {"findings"});
+  w.heading("Findings, most likely cause first");
+  if (list == nullptr || !list->is_array() || list->empty()) {
+    w.out() << (text_at(report, {"kind"}, "") == "diff"
+                    ? "Nothing that matters for I/O differs between the two snapshots.\n"
+                    : "Nothing to report.\n");
+    return;
+  }
+  for (const auto& finding : *list) {
+    if (!finding.is_object()) continue;
+    const auto subjects = strings(at(finding, {"subjects"}));
+    std::string subject_text = join(subjects, ", ");
+    std::string line = text_at(finding, {"rank"}, "?") + ". " +
+                       w.severity(text_at(finding, {"severity"}, "info")) + " " +
+                       w.code(text_at(finding, {"id"}, "?")) + " " +
+                       text_at(finding, {"title"}, "") + " [" +
+                       text_at(finding, {"direction"}, "") +
+                       (subject_text.empty() ? "" : ": " + subject_text) + "]";
+    const std::string indent = w.markdown() ? "   " : "    ";
+    w.out() << (w.markdown() ? "" : " ") << line << "\n";
+    auto block = [&](const char* label, const std::vector<std::string>& lines) {
+      if (lines.empty()) return;
+      w.out() << indent << (w.markdown() ? "- " + w.bold(label) : std::string(label)) << "\n";
+      for (const auto& item : lines) {
+        w.out() << indent << (w.markdown() ? "  - " + w.code(item) : "  " + item) << "\n";
+      }
+    };
+    block("evidence:", strings(at(finding, {"evidence"})));
+    block("proof (trace):", strings(at(finding, {"proof"})));
+    const std::string why = paragraph(text_at(finding, {"explanation"}, ""));
+    const std::string fix = paragraph(text_at(finding, {"remedy"}, ""));
+    if (!why.empty()) {
+      w.out() << indent << (w.markdown() ? "- " + w.bold("why:") + " " : "why: ") << why << "\n";
+    }
+    if (!fix.empty()) {
+      w.out() << indent << (w.markdown() ? "- " + w.bold("remedy:") + " " : "remedy: ") << fix
+              << "\n";
+    }
+    if (w.markdown()) w.out() << "\n";
+  }
+}
+
+void probe(const Json& report, Writer& w) {
+  const Json* section = at(report, {"probe"});
+  if (section == nullptr || !section->is_object()) return;
+  w.heading("Probe, A vs B (per-second IOPS, alpha " + text_at(*section, {"alpha"}, "0.01") + ")");
+  if (const Json* why = at(*section, {"unavailable"})) {
+    w.out() << "No comparison: " << text_of(*why) << "\n";
+    return;
+  }
+  const std::vector<std::string> columns = {"job", "A IOPS (median/s)", "B IOPS (median/s)", "ratio",
+                                            "95% CI", "p",      "verdict"};
+  Table table(columns);
+  std::vector<std::vector<std::string>> rows;
+  const Json* jobs = at(*section, {"jobs"});
+  if (jobs == nullptr || !jobs->is_array()) return;
+  for (const auto& job : *jobs) {
+    // Medians of the per-second samples: the figures iops_ratio compares.
+    auto median_iops = [&](const char* side) {
+      const Json* median = at(job, {side, "iops_per_second", "median"});
+      return iops_text(median != nullptr ? median : at(job, {side, "iops"}));
+    };
+    std::vector<std::string> row = {
+        text_at(job, {"name"}, "?"), median_iops("a"), median_iops("b"),
+        ratio_text(at(job, {"iops_ratio"})),
+        interval_text(at(job, {"iops_ci95"})), p_text(at(job, {"p_value"})),
+        text_at(job, {"verdict"}, "?")};
+    table.add(row);
+    rows.push_back(std::move(row));
+  }
+  w.table(table, rows, columns);
+  for (const auto& job : *jobs) {
+    if (const Json* reason = at(job, {"reason"})) {
+      w.out() << (w.markdown() ? "- " : "  ") << text_at(job, {"name"}, "?") << ": "
+              << text_of(*reason) << "\n";
+    }
+  }
+}
+
+void changes(const Json& report, Writer& w) {
+  const Json* sections = at(report, {"changes"});
+  if (sections == nullptr || !sections->is_object()) return;
+  std::size_t total = 0;
+  for (const auto& [name, list] : sections->items())
+    total += list.is_array() ? list.size() : 0;
+  w.heading("Every other difference (" + std::to_string(total) + " values, noise removed)");
+  if (total == 0) {
+    w.out() << "None.\n";
+    return;
+  }
+  for (const auto& [name, list] : sections->items()) {
+    if (!list.is_array()) continue;
+    w.out() << (w.markdown() ? "- " + w.bold(name) : name) << " (" << list.size() << ")\n";
+    std::size_t shown = 0;
+    for (const auto& change : list) {
+      if (++shown > kMaxChangesPerSection) {
+        w.out() << (w.markdown() ? "  - … " : "    … ") << list.size() - kMaxChangesPerSection
+                << " more (see --format json)\n";
+        break;
+      }
+      const Json* a = at(change, {"a"});
+      const Json* b = at(change, {"b"});
+      std::string line = text_at(change, {"path"}, "?") + ": " +
+                         (a != nullptr ? text_of(*a) : "(absent)") + " → " +
+                         (b != nullptr ? text_of(*b) : "(absent)");
+      w.out() << (w.markdown() ? "  - " + w.code(line) : "    " + line) << "\n";
+    }
+  }
+}
+
+void kernel_config(const Json& report, Writer& w) {
+  const Json* config = at(report, {"kernel_config"});
+  if (config == nullptr || !config->is_object()) return;
+  w.heading("Kernel config");
+  const Json* groups = at(*config, {"groups"});
+  if (groups != nullptr && groups->is_array()) {
+    for (const auto& group : *groups) {
+      const Json* changed = at(group, {"changed"});
+      if (changed == nullptr || !changed->is_array()) continue;
+      w.out() << (w.markdown() ? "- " + w.bold(text_at(group, {"name"}, "?"))
+                               : text_at(group, {"name"}, "?"))
+              << " (" << changed->size() << ")\n";
+      for (const auto& symbol : *changed) {
+        std::string line = text_at(symbol, {"symbol"}, "?") + ": " +
+                           text_at(symbol, {"a"}, "(absent)") + " → " +
+                           text_at(symbol, {"b"}, "(absent)");
+        w.out() << (w.markdown() ? "  - " + w.code(line) : "    " + line) << "\n";
+      }
+    }
+  }
+  const Json* other = at(*config, {"other", "by_prefix"});
+  const std::string count = text_at(*config, {"other", "count"}, "0");
+  if (other != nullptr && other->is_object() && count != "0") {
+    std::vector<std::pair<double, std::string>> largest;
+    for (const auto& [prefix, n] : other->items()) {
+      largest.emplace_back(n.is_number() ? n.get<double>() : 0, prefix);
+    }
+    std::sort(largest.rbegin(), largest.rend());
+    std::string line = count + " other symbols:";
+    for (std::size_t i = 0; i < largest.size() && i < 12; ++i) {
+      line += (i == 0 ? " " : ", ") + largest[i].second + " " + number(largest[i].first, "%.0f");
+    }
+    w.out() << (w.markdown() ? "- " : "") << line << "\n";
+  }
+}
+
+std::string render(const Json& report, Writer w) {
+  header(report, w);
+  findings(report, w);
+  probe(report, w);
+  changes(report, w);
+  kernel_config(report, w);
+  return w.str();
+}
+
+}  // namespace
+
+std::string render_report_text(const Json& report, bool colour) {
+  return render(report, Writer(false, colour));
+}
+
+std::string render_report_markdown(const Json& report) {
+  return render(report, Writer(true, false));
+}
+
+}  // namespace kdrift

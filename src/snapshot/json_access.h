@@ -1,0 +1,22 @@
+#pragma once
+// Reading snapshots that came from elsewhere: any member may be missing or of another type (an
+// older version, a hand edit, a truncated file). These never throw; a wrong type reads as absent.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "snapshot/snapshot.h"
+
+namespace kdrift {
+
+// The member, or nullptr when node is not an object or has no such key.
+const Json* member(const Json& node, std::string_view key);
+// The member when it is of the wanted kind, else nullptr.
+const Json* object_member(const Json& node, std::string_view key);
+const Json* array_member(const Json& node, std::string_view key);
+
+std::string text_member(const Json& node, std::string_view key, std::string fallback = {});
+std::optional<double> number_member(const Json& node, std::string_view key);
+
+}  // namespace kdrift

@@ -1,0 +1,89 @@
+#include "diff/probe_compare.h"
+
+#include <gtest/gtest.h>
+
+namespace kdrift {
+namespace {
+
+Json job(const std::string& name, std::vector<double> samples, const std::string& status = "ok") {
+  double sum = 0;
+  for (double sample : samples) sum += sample;
+  return {{"name", name},
+          {"engine", "io_uring"},
+          {"rw", "randread"},
+          {"iodepth", 16},
+          {"status", status},
+          {"read",
+           {{"ios", sum},
+            {"iops", sum / static_cast<double>(samples.size())},
+            {"iops_per_second", {{"samples", samples}}},
+            {"lat_ns", {{"percentile", {{"50.000000", 80000}, {"99.000000", 200000}}}}}}}};
+}
+
+Json probe(std::vector<Json> jobs) { return {{"jobs", std::move(jobs)}}; }
+
+const Json& verdict_of(const Json& compared, std::size_t index = 0) {
+  return compared["jobs"][index]["verdict"];
+}
+
+const std::vector<double> kSteady = {100, 102, 98, 101, 99, 100, 103, 97};
+
+TEST(ProbeCompare, ClearDropIsARegression) {
+  const Json a = probe({job("j", kSteady)});
+  const Json b = probe({job("j", {70, 71, 69, 72, 70, 68, 71, 70})});
+  const Json compared = compare_probes(&a, &b);
+  EXPECT_EQ(verdict_of(compared), "regression");
+  const Json& result = compared["jobs"][0];
+  EXPECT_NEAR(result["iops_ratio"].get<double>(), 0.70, 0.02);
+  EXPECT_LT(result["iops_ci95"][1].get<double>(), 1.0);
+  EXPECT_LT(result["p_value"].get<double>(), 0.01);
+  EXPECT_EQ(result["latency"]["99.000000"]["ratio"], 1.0);
+}
+
+TEST(ProbeCompare, ClearGainIsAnImprovement) {
+  const Json a = probe({job("j", kSteady)});
+  const Json b = probe({job("j", {130, 131, 129, 132, 130, 128, 131, 130})});
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "improvement");
+}
+
+TEST(ProbeCompare, ChangeInsideTheNoiseIsNotARegression) {
+  const Json a = probe({job("j", {100, 80, 120, 90, 110, 95, 105, 85})});
+  const Json b = probe({job("j", {97, 78, 118, 88, 108, 92, 101, 83})});
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "no-significant-change");
+}
+
+TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
+  const Json a = probe({job("j", kSteady)});
+  std::vector<double> slightly_lower;
+  for (double sample : kSteady) slightly_lower.push_back(sample * 0.98);
+  const Json b = probe({job("j", slightly_lower)});
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "no-significant-change");
+}
+
+TEST(ProbeCompare, TooFewSamplesSaySo) {
+  const Json a = probe({job("j", {100, 101, 99})});
+  const Json b = probe({job("j", {50, 51, 49})});
+  const Json compared = compare_probes(&a, &b);
+  EXPECT_EQ(verdict_of(compared), "insufficient-samples");
+  EXPECT_NE(compared["jobs"][0]["reason"].get<std::string>().find("3 and 3"), std::string::npos);
+}
+
+TEST(ProbeCompare, JobsOnOneSideOnlyAndFailedJobs) {
+  const Json a = probe({job("old", kSteady), job("both", kSteady)});
+  const Json b = probe({job("both", kSteady, "failed"), job("new", kSteady)});
+  const Json compared = compare_probes(&a, &b);
+  ASSERT_EQ(compared["jobs"].size(), 3U);
+  EXPECT_EQ(verdict_of(compared, 0), "insufficient-samples");
+  EXPECT_EQ(verdict_of(compared, 1), "only-in-b");
+  EXPECT_EQ(verdict_of(compared, 2), "only-in-a");
+}
+
+TEST(ProbeCompare, NoProbeOnASideIsNamed) {
+  const Json b = probe({job("j", kSteady)});
+  EXPECT_EQ(compare_probes(nullptr, &b)["unavailable"], "only B has probe results");
+  const Json wrong = {{"jobs", "not a list"}};
+  EXPECT_TRUE(compare_probes(&wrong, &b).contains("unavailable"));
+}
+
+}  // namespace
+}  // namespace kdrift
