@@ -98,5 +98,13 @@ kernel_release() {
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
+# manifest_set FILE NAME LINE: replace NAME's line in a MANIFEST (tab-separated, sorted).
+manifest_set() {
+    local tmp="$1.tmp"
+    { if [[ -f $1 ]]; then grep -v "^$2	" "$1" || true; fi; printf '%s\t%s\n' "$2" "$3"; } |
+        LC_ALL=C sort > "$tmp"
+    mv "$tmp" "$1"
+}
+
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }

@@ -5,7 +5,7 @@ KDRIFT_BUILD_DIR=${KDRIFT_BUILD_DIR:-$KDRIFT_ROOT/build}
 
 # Debian 12 packages, each for a reason given in README.md ("Dependencies").
 KDRIFT_BUILD_PACKAGES=(
-  g++ cmake ninja-build pkg-config clang
+  g++ cmake ninja-build pkg-config clang ccache
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev libarchive-dev
   liburing-dev libaio-dev libbpf-dev bpftool libpci-dev pci.ids libblkid-dev
   libgtest-dev
@@ -36,10 +36,19 @@ ensure_packages() {
   }
 }
 
-# configure_and_build BUILD_DIR [cmake options...]
+# Compiler results are cached outside the clone (ccache, ~/.cache/ccache): CI builds a fresh
+# clone three times (plain, sanitizers, fuzzers), and a second run reuses what the first compiled.
+# The sloppiness lets precompiled headers be cached too.
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+
+# configure_and_build BUILD_DIR [cmake options...] [-- ninja targets...]
 configure_and_build() {
   local dir=$1
   shift
-  cmake -S "$KDRIFT_ROOT" -B "$dir" -G Ninja "$@" >/dev/null
-  ninja -C "$dir" >&2
+  local options=() targets=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && targets=("$@")
+  command -v ccache >/dev/null && options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  cmake -S "$KDRIFT_ROOT" -B "$dir" -G Ninja "${options[@]}" >/dev/null
+  ninja -C "$dir" "${targets[@]}" >&2
 }

@@ -54,10 +54,12 @@ Json findings_json(const std::vector<Finding>& findings) {
 
 Json status_json(const std::vector<Finding>& findings, const Json& probe) {
   int counts[3] = {0, 0, 0};
-  for (const auto& finding : findings) ++counts[static_cast<int>(finding.severity)];
+  for (const auto& finding : findings)
+    ++counts[static_cast<int>(finding.severity)];
   int regressions = 0;
   if (const Json* jobs = array_member(probe, "jobs")) {
-    for (const auto& job : *jobs) regressions += text_member(job, "verdict") == "regression";
+    for (const auto& job : *jobs)
+      regressions += text_member(job, "verdict") == "regression";
   }
   const bool failing = counts[1] + counts[2] + regressions > 0;
   return {{"exit_status", failing ? 1 : 0},
@@ -86,11 +88,12 @@ Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
                  const std::vector<Rule>& rules) {
   const Json derived_a = with_derived_facts(a.snapshot);
   const Json derived_b = with_derived_facts(b.snapshot);
-  Json probe = compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"));
+  Json probe =
+      compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"));
   const Json no_jobs = Json::array();
   const Json* jobs = array_member(probe, "jobs");
   auto findings = evaluate_diff(rules, derived_a, derived_b, jobs != nullptr ? *jobs : no_jobs);
-  rank_findings(findings, jobs != nullptr ? *jobs : no_jobs);
+  rank_findings(findings, jobs != nullptr ? *jobs : no_jobs, RankOrder::kScore);
   Json report = report_envelope("diff");
   report["a"] = side_json(a);
   report["b"] = side_json(b);
@@ -114,7 +117,7 @@ Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
 
 Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules) {
   auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot));
-  rank_findings(findings, Json::array());
+  rank_findings(findings, Json::array(), RankOrder::kSeverityThenScore);
   Json report = report_envelope("check");
   report["b"] = side_json(snapshot);
   report["status"] = status_json(findings, Json::object());

@@ -76,7 +76,8 @@ Json probe_facts(const Json& snapshot) {
       const std::string engine = text_member(job, "engine");
       polled = polled || engine.find("iopoll") != std::string::npos ||
                engine.find("hipri") != std::string::npos;
-      if (const auto depth = number_member(job, "iodepth")) iodepths.insert(static_cast<int>(*depth));
+      if (const auto depth = number_member(job, "iodepth"))
+        iodepths.insert(static_cast<int>(*depth));
     }
   }
   return {{"polled", polled}, {"iodepths", iodepths}};

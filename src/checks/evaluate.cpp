@@ -71,11 +71,10 @@ bool state_holds(const Match& match, const Json* value) {
 }
 
 bool change_holds(const Match& match, const Json* a, const Json* b) {
-  return std::all_of(match.conditions.begin(), match.conditions.end(),
-                     [&](const Condition& condition) {
-                       return condition.compares_sides() ? condition.holds(a, b)
-                                                         : condition.holds(b);
-                     });
+  return std::all_of(
+      match.conditions.begin(), match.conditions.end(), [&](const Condition& condition) {
+        return condition.compares_sides() ? condition.holds(a, b) : condition.holds(b);
+      });
 }
 
 std::vector<Hit> check_hits(const Match& match, Severity severity, const Json& snapshot) {
@@ -85,8 +84,7 @@ std::vector<Hit> check_hits(const Match& match, Severity severity, const Json& s
     if (!where_holds(match, element, snapshot)) continue;
     const Json* value = value_in(match, element);
     if (value == nullptr || !state_holds(match, value)) continue;
-    hits.push_back({element.subject,
-                    value_path(match, element) + " = " + describe_value(*value),
+    hits.push_back({element.subject, value_path(match, element) + " = " + describe_value(*value),
                     match.severity.value_or(severity), Direction::kPresent});
   }
   return hits;
@@ -103,7 +101,8 @@ std::vector<Hit> diff_hits(const Match& match, Severity severity, const Json& a,
   std::vector<Hit> hits;
   if (match.applies == Applies::kCheck) return hits;
   std::map<std::string, PathHit> in_a;
-  for (auto& element : elements_of(match, a)) in_a.emplace(element.subject, std::move(element));
+  for (auto& element : elements_of(match, a))
+    in_a.emplace(element.subject, std::move(element));
   std::vector<std::pair<const PathHit*, const PathHit*>> pairs;
   const auto elements_b = elements_of(match, b);
   std::set<std::string> paired;
@@ -117,7 +116,8 @@ std::vector<Hit> diff_hits(const Match& match, Severity severity, const Json& a,
   }
   const bool missing_allowed = match.compares_sides() && match.compare_missing;
   for (const auto& [element_a, element_b] : pairs) {
-    if ((element_a == nullptr || element_b == nullptr) && !missing_allowed) continue;  // a device one host lacks
+    if ((element_a == nullptr || element_b == nullptr) && !missing_allowed)
+      continue;  // a device one host lacks
     const PathHit& named = element_b != nullptr ? *element_b : *element_a;
     if (!where_holds(match, named, element_b != nullptr ? b : a)) continue;
     const Json* value_a = element_a != nullptr ? value_in(match, *element_a) : nullptr;
@@ -247,25 +247,51 @@ std::string format_ratio(double value) {
   return text;
 }
 
+std::string interval_text(const Json& result, const char* key) {
+  const Json* interval = array_member(result, key);
+  if (interval == nullptr || interval->size() != 2 || !(*interval)[0].is_number() ||
+      !(*interval)[1].is_number()) {
+    return "";
+  }
+  return " (95 % CI " + format_ratio((*interval)[0].get<double>()) + "–" +
+         format_ratio((*interval)[1].get<double>()) + ")";
+}
+
+// fio's "99.900000" as people write it: 99.9.
+std::string percentile_label(std::string key) {
+  if (key.find('.') != std::string::npos) {
+    while (key.ends_with('0'))
+      key.pop_back();
+    if (key.ends_with('.')) key.pop_back();
+  }
+  return key;
+}
+
+std::string p_text(const Json& result) {
+  const auto p = number_member(result, "p_value");
+  if (!p) return "";
+  char text[32];
+  (void)std::snprintf(text, sizeof text, ", p = %.2g", *p);
+  return text;
+}
+
 std::vector<Hit> probe_regression_hits(const Rule& rule, const Json& probe_jobs) {
   std::vector<Hit> hits;
   if (!probe_jobs.is_array()) return hits;
   for (const auto& job : probe_jobs) {
     const std::string verdict = text_member(job, "verdict");
     if (verdict != "regression" && verdict != "improvement") continue;
-    const auto ratio = number_member(job, "iops_ratio");
-    const Json* interval = array_member(job, "iops_ci95");
-    const auto p = number_member(job, "p_value");
-    std::string line = text_member(job, "name") + ": IOPS ×" + format_ratio(ratio.value_or(0));
-    if (interval != nullptr && interval->size() == 2 && (*interval)[0].is_number() &&
-        (*interval)[1].is_number()) {
-      line += " (95 % CI " + format_ratio((*interval)[0].get<double>()) + "–" +
-              format_ratio((*interval)[1].get<double>()) + ")";
-    }
-    if (p) {
-      char text[32];
-      (void)std::snprintf(text, sizeof text, ", p = %.2g", *p);
-      line += text;
+    std::string line = text_member(job, "name") + ": IOPS ×" +
+                       format_ratio(number_member(job, "iops_ratio").value_or(0)) +
+                       interval_text(job, "iops_ci95") + p_text(job);
+    if (const Json* latency = object_member(job, "latency")) {
+      for (const auto& [key, result] : latency->items()) {
+        const std::string moved = text_member(result, "verdict");
+        if (moved != "regression" && moved != "improvement") continue;
+        line += "; p" + percentile_label(key) + " latency ×" +
+                format_ratio(number_member(result, "ratio").value_or(0)) +
+                interval_text(result, "ci95") + p_text(result);
+      }
     }
     const bool worse = verdict == "regression";
     hits.push_back({text_member(job, "name"), line, worse ? rule.severity : Severity::kInfo,
@@ -285,17 +311,19 @@ std::vector<Hit> kernel_config_hits(const Rule& rule, const Json& a, const Json&
   const ConfigDiff diff = diff_kernel_config(*config_a, *config_b, rule.config_groups);
   for (const auto& group : diff.groups) {
     for (const auto& change : group.changed) {
-      hits.push_back({group.name,
-                      "kernel.config.symbols." + change.symbol + ": " +
-                          describe_change(change.a, change.b),
-                      rule.severity, Direction::kChanged});
+      hits.push_back(
+          {group.name,
+           "kernel.config.symbols." + change.symbol + ": " + describe_change(change.a, change.b),
+           rule.severity, Direction::kChanged});
     }
   }
   if (!diff.other.empty()) {
     std::map<std::string, int> by_prefix;
-    for (const auto& change : diff.other) ++by_prefix[config_prefix(change.symbol)];
+    for (const auto& change : diff.other)
+      ++by_prefix[config_prefix(change.symbol)];
     std::vector<std::pair<int, std::string>> largest;
-    for (const auto& [prefix, count] : by_prefix) largest.emplace_back(count, prefix);
+    for (const auto& [prefix, count] : by_prefix)
+      largest.emplace_back(count, prefix);
     std::sort(largest.rbegin(), largest.rend());
     std::string line = std::to_string(diff.other.size()) + " other symbols changed:";
     for (std::size_t i = 0; i < largest.size() && i < 8; ++i) {
@@ -334,7 +362,8 @@ std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& 
     auto finding = finding_from(rule, hits);
     if (!finding) continue;
     add_context_check(rule, snapshot, *finding);
-    for (const auto& match : rule.proof) add_proof(check_hits(match, rule.severity, snapshot), *finding);
+    for (const auto& match : rule.proof)
+      add_proof(check_hits(match, rule.severity, snapshot), *finding);
     cap_lines(finding->evidence);
     cap_lines(finding->proof);
     findings.push_back(std::move(*finding));
@@ -364,7 +393,8 @@ std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a
     auto finding = finding_from(rule, hits);
     if (!finding) continue;
     add_context_diff(rule, a, b, *finding);
-    for (const auto& match : rule.proof) add_proof(diff_hits(match, rule.severity, a, b), *finding);
+    for (const auto& match : rule.proof)
+      add_proof(diff_hits(match, rule.severity, a, b), *finding);
     cap_lines(finding->evidence);
     cap_lines(finding->proof);
     findings.push_back(std::move(*finding));

@@ -75,8 +75,8 @@ double relevance_factor(const Finding& finding, const Json& probe_jobs) {
   const bool improvement = finding.direction == Direction::kImproved;
   if (!movement.compared || !(movement.worse || movement.better)) return improvement ? 0.5 : 1;
   const bool moved_this_way = improvement ? movement.better_here : movement.worse_here;
-  const bool moved_other_way = improvement ? movement.worse && !movement.better
-                                           : movement.better && !movement.worse;
+  const bool moved_other_way =
+      improvement ? movement.worse && !movement.better : movement.better && !movement.worse;
   if (finding.direction == Direction::kChanged) {
     return movement.worse_here || movement.better_here ? 2 : (movement.ran_here ? 0.5 : 1);
   }
@@ -87,12 +87,19 @@ double relevance_factor(const Finding& finding, const Json& probe_jobs) {
 
 }  // namespace
 
-void rank_findings(std::vector<Finding>& findings, const Json& probe_jobs) {
+void rank_findings(std::vector<Finding>& findings, const Json& probe_jobs, RankOrder order) {
   for (auto& finding : findings) {
-    finding.score = severity_weight(finding.rule->severity) * finding.rule->magnitude *
+    // An improvement is reported as info but weighs what the setting weighs: it may be the very
+    // change that explains a faster B.
+    const Severity weight =
+        finding.direction == Direction::kImproved ? finding.rule->severity : finding.severity;
+    finding.score = severity_weight(weight) * finding.rule->magnitude *
                     relevance_factor(finding, probe_jobs) * (finding.proof.empty() ? 1 : 2);
   }
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& x, const Finding& y) {
+  std::stable_sort(findings.begin(), findings.end(), [order](const Finding& x, const Finding& y) {
+    if (order == RankOrder::kSeverityThenScore && x.severity != y.severity) {
+      return x.severity > y.severity;
+    }
     if (x.score != y.score) return x.score > y.score;
     return x.severity > y.severity;
   });

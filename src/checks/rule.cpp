@@ -33,8 +33,8 @@ bool equals_any(const Json& value, const Json& operand) {
 }
 
 bool is_empty(const Json& value) {
-  return value.is_null() || ((value.is_array() || value.is_object() || value.is_string()) &&
-                             value.empty());
+  return value.is_null() ||
+         ((value.is_array() || value.is_object() || value.is_string()) && value.empty());
 }
 
 }  // namespace

@@ -16,13 +16,20 @@ std::span<const EmbeddedText> embedded_rule_texts();
 namespace {
 
 constexpr std::pair<std::string_view, Condition::Op> kOperators[] = {
-    {"equals", Condition::Op::kEquals},       {"differs", Condition::Op::kDiffers},
-    {"in", Condition::Op::kIn},               {"not_in", Condition::Op::kNotIn},
-    {"above", Condition::Op::kAbove},         {"below", Condition::Op::kBelow},
-    {"at_least", Condition::Op::kAtLeast},    {"at_most", Condition::Op::kAtMost},
-    {"exists", Condition::Op::kExists},       {"starts_with", Condition::Op::kStartsWith},
-    {"not_empty", Condition::Op::kNotEmpty},  {"changed", Condition::Op::kChanged},
-    {"increased", Condition::Op::kIncreased}, {"decreased", Condition::Op::kDecreased},
+    {"equals", Condition::Op::kEquals},
+    {"differs", Condition::Op::kDiffers},
+    {"in", Condition::Op::kIn},
+    {"not_in", Condition::Op::kNotIn},
+    {"above", Condition::Op::kAbove},
+    {"below", Condition::Op::kBelow},
+    {"at_least", Condition::Op::kAtLeast},
+    {"at_most", Condition::Op::kAtMost},
+    {"exists", Condition::Op::kExists},
+    {"starts_with", Condition::Op::kStartsWith},
+    {"not_empty", Condition::Op::kNotEmpty},
+    {"changed", Condition::Op::kChanged},
+    {"increased", Condition::Op::kIncreased},
+    {"decreased", Condition::Op::kDecreased},
 };
 
 std::optional<Condition::Op> operator_named(std::string_view name) {
@@ -56,11 +63,11 @@ class RuleParser {
     auto parsed = reader_.parse(text);
     if (!parsed) return parsed.error();
     const toml::table& document = *parsed;
-    if (auto status = reader_.check_keys(document,
-                                         {"id", "severity", "title", "explanation", "remedy",
-                                          "magnitude", "relevance", "context", "builtin", "match",
-                                          "proof", "group"},
-                                         "");
+    if (auto status =
+            reader_.check_keys(document,
+                               {"id", "severity", "title", "explanation", "remedy", "magnitude",
+                                "relevance", "context", "builtin", "match", "proof", "group"},
+                               "");
         !status) {
       return status.error();
     }
@@ -99,9 +106,8 @@ class RuleParser {
       rule.relevance = *relevance;
     }
     if (const auto* node = document.get("context")) {
-      auto patterns = reader_.list<std::string>(*node, "context", [](const toml::node& item) {
-        return item.value<std::string>();
-      });
+      auto patterns = reader_.list<std::string>(
+          *node, "context", [](const toml::node& item) { return item.value<std::string>(); });
       if (!patterns) return patterns.error();
       for (const auto& text_pattern : *patterns) {
         auto pattern = PathPattern::parse(text_pattern);
@@ -110,8 +116,8 @@ class RuleParser {
       }
     }
     if (auto status = parse_builtin(document, rule); !status) return status.error();
-    for (const auto& [key, list] : {std::pair{"match", &rule.matches},
-                                    std::pair{"proof", &rule.proof}}) {
+    for (const auto& [key, list] :
+         {std::pair{"match", &rule.matches}, std::pair{"proof", &rule.proof}}) {
       const auto* node = document.get(key);
       if (node == nullptr) continue;
       const auto* tables = node->as_array();
@@ -153,7 +159,8 @@ class RuleParser {
     const auto* node = document.get("builtin");
     const auto* groups = document.get("group");
     if (node == nullptr) {
-      if (groups != nullptr) return reader_.error_at(*groups, "[[group]] needs builtin = \"kernel-config\"");
+      if (groups != nullptr)
+        return reader_.error_at(*groups, "[[group]] needs builtin = \"kernel-config\"");
       return ok_status();
     }
     const auto name = node->value<std::string>();
@@ -181,10 +188,9 @@ class RuleParser {
       group.name = *name_text;
       const auto* symbols = table.get("symbols");
       if (symbols == nullptr) return reader_.error_at(table, "group: missing \"symbols\"");
-      auto patterns = reader_.list<std::string>(*symbols, "group.symbols",
-                                                [](const toml::node& symbol) {
-                                                  return symbol.value<std::string>();
-                                                });
+      auto patterns = reader_.list<std::string>(
+          *symbols, "group.symbols",
+          [](const toml::node& symbol) { return symbol.value<std::string>(); });
       if (!patterns) return patterns.error();
       group.patterns = std::move(*patterns);
       rule.config_groups.push_back(std::move(group));
@@ -215,7 +221,8 @@ class RuleParser {
       case Condition::Op::kAtLeast:
       case Condition::Op::kAtMost: {
         const auto number = node.value<double>();
-        if (!number || node.is_boolean()) return reader_.error_at(node, where + "expected a number");
+        if (!number || node.is_boolean())
+          return reader_.error_at(node, where + "expected a number");
         condition.operand = *number;
         return condition;
       }
@@ -255,9 +262,10 @@ class RuleParser {
     Match match;
     match.line = static_cast<int>(table.source().begin.line);
     const std::string where = kind + ": ";
-    std::set<std::string_view> allowed = {"each", "value", "where", "severity", "applies",
-                                          "compare_missing"};
-    for (const auto& [text, op] : kOperators) allowed.insert(text);
+    std::set<std::string_view> allowed = {"each",     "value",   "where",
+                                          "severity", "applies", "compare_missing"};
+    for (const auto& [text, op] : kOperators)
+      allowed.insert(text);
     if (auto status = reader_.check_keys(table, allowed, where); !status) return status.error();
     if (const auto* node = table.get("each")) {
       auto each = pattern_of(*node, "each");
@@ -302,8 +310,7 @@ class RuleParser {
         const toml::node& operand = first->second;
         const auto op = operator_named(op_name);
         if (!op || Condition{*op, Json()}.compares_sides()) {
-          return reader_.error_at(test, where + "where: unknown state test \"" +
-                                            op_name + "\"");
+          return reader_.error_at(test, where + "where: unknown state test \"" + op_name + "\"");
         }
         auto condition = condition_of(operand, *op, where + "where");
         if (!condition) return condition.error();

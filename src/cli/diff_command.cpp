@@ -19,8 +19,9 @@ struct DiffArguments {
 void register_diff(CLI::App& app, int& exit_status) {
   auto args = std::make_shared<DiffArguments>();
   auto* command = app.add_subcommand(
-      "diff", "Compare two snapshots (A the reference, B the candidate) and rank what explains "
-              "the difference");
+      "diff",
+      "Compare two snapshots (A the reference, B the candidate) and rank what explains "
+      "the difference");
   command->add_option("A", args->a, "Reference snapshot (before, or the good host)")->required();
   command->add_option("B", args->b, "Candidate snapshot (after, or the slow host)")->required();
   args->report.add_options(*command);

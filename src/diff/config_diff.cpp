@@ -37,7 +37,8 @@ ConfigDiff diff_kernel_config(const Json& a, const Json& b,
     auto value_b = symbol_value(*symbols_b, name);
     if (value_a != value_b) changed.push_back({name, std::move(value_a), std::move(value_b)});
   };
-  for (const auto& [name, value] : symbols_a->items()) note(name);
+  for (const auto& [name, value] : symbols_a->items())
+    note(name);
   for (const auto& [name, value] : symbols_b->items()) {
     if (!symbols_a->contains(name)) note(name);
   }
@@ -75,11 +76,13 @@ Json config_diff_json(const ConfigDiff& diff, const Json& a, const Json& b) {
   Json groups = Json::array();
   for (const auto& group : diff.groups) {
     Json changed = Json::array();
-    for (const auto& change : group.changed) changed.push_back(change_json(change));
+    for (const auto& change : group.changed)
+      changed.push_back(change_json(change));
     groups.push_back({{"name", group.name}, {"changed", std::move(changed)}});
   }
   std::map<std::string, int> by_prefix;
-  for (const auto& change : diff.other) ++by_prefix[config_prefix(change.symbol)];
+  for (const auto& change : diff.other)
+    ++by_prefix[config_prefix(change.symbol)];
   return {{"source", {{"a", text_member(a, "source")}, {"b", text_member(b, "source")}}},
           {"groups", std::move(groups)},
           {"other", {{"count", diff.other.size()}, {"by_prefix", by_prefix}}}};

@@ -141,7 +141,8 @@ void PathPattern::resolve_from(const Json& node, std::size_t index, PathHit hit,
     }
     case Segment::Kind::kAnyMember:
       if (node.is_object()) {
-        for (const auto& [key, child] : node.items()) descend(child, PathStep{key}, &key, {});
+        for (const auto& [key, child] : node.items())
+          descend(child, PathStep{key}, &key, {});
       } else if (node.is_array()) {
         for (std::size_t i = 0; i < node.size(); ++i) {
           const std::string label = std::to_string(i);

@@ -21,15 +21,24 @@ std::string main_direction(const Json& job) {
   return write != nullptr ? "write" : "";
 }
 
-std::vector<double> samples_of(const Json& stats) {
-  std::vector<double> samples;
-  const Json* per_second = object_member(stats, "iops_per_second");
-  const Json* list = per_second != nullptr ? array_member(*per_second, "samples") : nullptr;
-  if (list == nullptr) return samples;
-  for (const auto& sample : *list) {
-    if (sample.is_number()) samples.push_back(sample.get<double>());
+std::vector<double> numbers(const Json* list) {
+  std::vector<double> values;
+  if (list == nullptr || !list->is_array()) return values;
+  for (const auto& value : *list) {
+    if (value.is_number()) values.push_back(value.get<double>());
   }
-  return samples;
+  return values;
+}
+
+std::vector<double> iops_samples(const Json& stats) {
+  const Json* per_second = object_member(stats, "iops_per_second");
+  return numbers(per_second != nullptr ? array_member(*per_second, "samples") : nullptr);
+}
+
+std::vector<double> latency_samples(const Json& stats, const char* key) {
+  const Json* latency = object_member(stats, "lat_ns");
+  const Json* per_second = latency != nullptr ? object_member(*latency, "per_second") : nullptr;
+  return numbers(per_second != nullptr ? array_member(*per_second, key) : nullptr);
 }
 
 Json stats_json(const Json& stats) {
@@ -63,6 +72,33 @@ Json job_header(const Json& job) {
   return out;
 }
 
+bool enough_samples(std::size_t a, std::size_t b, double alpha) {
+  return a >= 2 && b >= 2 && smallest_two_sided_p(a, b) < alpha;
+}
+
+// Ratio of medians b/a with its interval and test; "worse" is a ratio below 1 for IOPS and above
+// 1 for latency.
+Json ratio_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
+                bool higher_is_better) {
+  const RatioInterval interval = bootstrap_median_ratio(a, b);
+  const RankTest test = mann_whitney_u(a, b);
+  Json out = Json::object();
+  if (std::isfinite(interval.estimate)) out["ratio"] = interval.estimate;
+  if (std::isfinite(interval.low) && std::isfinite(interval.high)) {
+    out["ci95"] = {interval.low, interval.high};
+  }
+  out["p_value"] = test.p_value;
+  const bool significant = test.p_value < alpha;
+  const bool lower = significant && interval.high < 1 && interval.estimate <= 1 - kMinimumEffect;
+  const bool higher = significant && interval.low > 1 && interval.estimate >= 1 + kMinimumEffect;
+  if (lower || higher) {
+    out["verdict"] = lower == higher_is_better ? "regression" : "improvement";
+  } else {
+    out["verdict"] = "no-significant-change";
+  }
+  return out;
+}
+
 Json compare_job(const Json& a, const Json& b, double alpha) {
   Json out = job_header(b);
   const std::string direction = main_direction(b);
@@ -76,41 +112,50 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
   const Json& stats_b = *object_member(b, direction);
   out["a"] = stats_json(stats_a);
   out["b"] = stats_json(stats_b);
-  const auto samples_a = samples_of(stats_a);
-  const auto samples_b = samples_of(stats_b);
+  const auto samples_a = iops_samples(stats_a);
+  const auto samples_b = iops_samples(stats_b);
   const auto iops_a = number_member(stats_a, "iops");
   const auto iops_b = number_member(stats_b, "iops");
   if (iops_a && iops_b && *iops_a > 0) out["iops_ratio"] = *iops_b / *iops_a;
+  out["samples"] = {{"a", samples_a.size()}, {"b", samples_b.size()}};
   Json latency = Json::object();
+  bool latency_worse = false;
+  bool latency_better = false;
   for (const char* key : kLatencyPercentiles) {
     const auto value_a = percentile_of(stats_a, key);
     const auto value_b = percentile_of(stats_b, key);
     if (!value_a || !value_b) continue;
     Json entry = {{"a", *value_a}, {"b", *value_b}};
     if (*value_a > 0) entry["ratio"] = *value_b / *value_a;
+    const auto seconds_a = latency_samples(stats_a, key);
+    const auto seconds_b = latency_samples(stats_b, key);
+    if (enough_samples(seconds_a.size(), seconds_b.size(), alpha)) {
+      Json test = ratio_test(seconds_a, seconds_b, alpha, false);
+      for (const char* field : {"ci95", "p_value", "verdict"}) {
+        if (test.contains(field)) entry[field] = test[field];
+      }
+      latency_worse = latency_worse || test["verdict"] == "regression";
+      latency_better = latency_better || test["verdict"] == "improvement";
+    }
     latency[key] = std::move(entry);
   }
   out["latency"] = std::move(latency);
-  out["samples"] = {{"a", samples_a.size()}, {"b", samples_b.size()}};
-  if (samples_a.size() < 2 || samples_b.size() < 2 ||
-      smallest_two_sided_p(samples_a.size(), samples_b.size()) >= alpha) {
+  if (!enough_samples(samples_a.size(), samples_b.size(), alpha)) {
     out["verdict"] = "insufficient-samples";
-    out["reason"] = std::to_string(samples_a.size()) + " and " +
-                    std::to_string(samples_b.size()) +
+    out["reason"] = std::to_string(samples_a.size()) + " and " + std::to_string(samples_b.size()) +
                     " per-second samples cannot reach p < alpha; run the probe longer";
     return out;
   }
-  const RatioInterval interval = bootstrap_median_ratio(samples_a, samples_b);
-  const RankTest test = mann_whitney_u(samples_a, samples_b);
-  if (std::isfinite(interval.estimate)) out["iops_ratio"] = interval.estimate;
-  if (std::isfinite(interval.low) && std::isfinite(interval.high)) {
-    out["iops_ci95"] = {interval.low, interval.high};
-  }
-  out["p_value"] = test.p_value;
-  const bool significant = test.p_value < alpha;
-  if (significant && interval.high < 1 && interval.estimate <= 1 - kMinimumEffect) {
+  Json iops = ratio_test(samples_a, samples_b, alpha, true);
+  if (iops.contains("ratio")) out["iops_ratio"] = iops["ratio"];
+  if (iops.contains("ci95")) out["iops_ci95"] = iops["ci95"];
+  out["p_value"] = iops["p_value"];
+  out["iops_verdict"] = iops["verdict"];
+  // A job regressed when its throughput or a latency percentile did; a tail that grew while the
+  // IOPS held is still a regression for a database.
+  if (iops["verdict"] == "regression" || latency_worse) {
     out["verdict"] = "regression";
-  } else if (significant && interval.low > 1 && interval.estimate >= 1 + kMinimumEffect) {
+  } else if (iops["verdict"] == "improvement" || latency_better) {
     out["verdict"] = "improvement";
   } else {
     out["verdict"] = "no-significant-change";
@@ -124,13 +169,14 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
   const Json* jobs_a = a != nullptr ? array_member(*a, "jobs") : nullptr;
   const Json* jobs_b = b != nullptr ? array_member(*b, "jobs") : nullptr;
   if (jobs_a == nullptr || jobs_b == nullptr) {
-    return {{"unavailable", jobs_a == nullptr && jobs_b == nullptr
-                                ? "neither snapshot has probe results"
-                                : std::string("only ") + (jobs_a != nullptr ? "A" : "B") +
-                                      " has probe results"}};
+    return {{"unavailable",
+             jobs_a == nullptr && jobs_b == nullptr
+                 ? "neither snapshot has probe results"
+                 : std::string("only ") + (jobs_a != nullptr ? "A" : "B") + " has probe results"}};
   }
   std::map<std::string, const Json*> by_name_a;
-  for (const auto& job : *jobs_a) by_name_a.emplace(text_member(job, "name"), &job);
+  for (const auto& job : *jobs_a)
+    by_name_a.emplace(text_member(job, "name"), &job);
   Json jobs = Json::array();
   std::map<std::string, bool> seen;
   for (const auto& job : *jobs_b) {

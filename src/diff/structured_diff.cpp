@@ -8,14 +8,9 @@ namespace {
 
 // Arrays whose elements are compared by an identifying field; any other array is one value.
 constexpr std::pair<std::string_view, std::string_view> kKeyedArrays[] = {
-    {"iommu.devices", "device"},
-    {"iommu.groups", "group"},
-    {"cpu.cpufreq.policies", "policy"},
-    {"cpu.cpuidle.states", "state"},
-    {"numa.nodes", "node"},
-    {"irq.storage", "name"},
-    {"kernel.cmdline.params", "key"},
-    {"probe.jobs", "name"},
+    {"iommu.devices", "device"},      {"iommu.groups", "group"}, {"cpu.cpufreq.policies", "policy"},
+    {"cpu.cpuidle.states", "state"},  {"numa.nodes", "node"},    {"irq.storage", "name"},
+    {"kernel.cmdline.params", "key"}, {"probe.jobs", "name"},
 };
 
 // Values that differ between two captures of the same boot, or identify rather than configure
@@ -48,7 +43,8 @@ constexpr std::string_view kNoise[] = {
 const std::vector<PathPattern>& noise_patterns() {
   static const std::vector<PathPattern> patterns = [] {
     std::vector<PathPattern> parsed;
-    for (const auto text : kNoise) parsed.push_back(PathPattern::parse(text).value());
+    for (const auto text : kNoise)
+      parsed.push_back(PathPattern::parse(text).value());
     return parsed;
   }();
   return patterns;

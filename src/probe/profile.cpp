@@ -46,8 +46,7 @@ std::optional<std::string> text_of(const toml::node& node) {
   return std::nullopt;
 }
 
-Result<Workload> parse_workload(const TomlReader& reader, const toml::table& table,
-                                size_t index) {
+Result<Workload> parse_workload(const TomlReader& reader, const toml::table& table, size_t index) {
   Workload workload;
   workload.name = table["name"].value_or(std::string("workload") + std::to_string(index + 1));
   const std::string where = "workload \"" + workload.name + "\": ";

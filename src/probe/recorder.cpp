@@ -21,6 +21,12 @@ void Recorder::advance(uint64_t now_ns) {
   while (now_ns >= next_sample_ns_ && next_sample_ns_ <= end_ns_) {
     per_second_.push_back(window_ios_);
     window_ios_ = 0;
+    if (second_latency_.count() > 0) {
+      for (size_t i = 0; i < kPerSecondPercentiles.size(); ++i) {
+        per_second_latency_[i].push_back(second_latency_.percentile(kPerSecondPercentiles[i]));
+      }
+      second_latency_.clear();
+    }
     next_sample_ns_ += 1000000000ULL;
   }
   if (next_sample_ns_ > end_ns_) next_sample_ns_ = UINT64_MAX;

@@ -5,6 +5,7 @@
 
 #include <time.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -49,6 +50,7 @@ class Recorder {
     stats.submission.record(submitted_ns - prepared_ns);
     stats.completion.record(now_ns - submitted_ns);
     stats.total.record(now_ns - prepared_ns);
+    second_latency_.record(now_ns - prepared_ns);
     ++window_ios_;
   }
   void submit_call(uint64_t ios) {
@@ -61,6 +63,11 @@ class Recorder {
   const DirectionStats& write() const { return write_; }
   // Completions in each whole second of the measured window.
   const std::vector<uint64_t>& per_second() const { return per_second_; }
+  // Total latency percentiles (kPerSecondPercentiles) of each whole second that completed I/O.
+  const std::array<std::vector<uint64_t>, kPerSecondPercentiles.size()>& per_second_latency()
+      const {
+    return per_second_latency_;
+  }
   uint64_t submit_calls() const { return submit_calls_; }
   uint64_t submitted_ios() const { return submitted_ios_; }
   uint64_t reap_calls() const { return reap_calls_; }
@@ -81,6 +88,8 @@ class Recorder {
   DirectionStats read_;
   DirectionStats write_;
   std::vector<uint64_t> per_second_;
+  LatencyHistogram second_latency_;
+  std::array<std::vector<uint64_t>, kPerSecondPercentiles.size()> per_second_latency_;
   uint64_t window_ios_ = 0;
   uint64_t issued_completions_ = 0;
   uint64_t submit_calls_ = 0;

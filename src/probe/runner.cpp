@@ -39,8 +39,8 @@ Json samples_json(const std::vector<uint64_t>& samples) {
       {"min", sorted.front()}, {"median", median}, {"max", sorted.back()}, {"samples", samples}};
 }
 
-Json direction_json(const DirectionStats& stats, double window_s,
-                    const std::vector<uint64_t>& per_second, bool only_direction) {
+Json direction_json(const DirectionStats& stats, double window_s, const Recorder& recorder,
+                    bool only_direction) {
   Json out = {{"ios", stats.ios},
               {"bytes", stats.bytes},
               {"iops", window_s > 0 ? static_cast<double>(stats.ios) / window_s : 0.0},
@@ -49,7 +49,14 @@ Json direction_json(const DirectionStats& stats, double window_s,
               {"clat_ns", latency_json(stats.completion)},
               {"lat_ns", latency_json(stats.total)}};
   // Per-second samples count both directions; they belong to a direction only when it is alone.
-  if (only_direction) out["iops_per_second"] = samples_json(per_second);
+  if (only_direction) {
+    out["iops_per_second"] = samples_json(recorder.per_second());
+    Json per_second = Json::object();
+    for (size_t i = 0; i < kPerSecondPercentiles.size(); ++i) {
+      per_second[percentile_key(kPerSecondPercentiles[i])] = recorder.per_second_latency()[i];
+    }
+    out["lat_ns"]["per_second"] = std::move(per_second);
+  }
   return out;
 }
 
@@ -329,10 +336,9 @@ Json run_job(const JobSpec& job, const JobRun& run) {
   const bool writes = recorder.write().ios > 0;
   out["elapsed_s"] = window_s;
   if (reads || !writes) {
-    out["read"] = direction_json(recorder.read(), window_s, recorder.per_second(), !writes);
+    out["read"] = direction_json(recorder.read(), window_s, recorder, !writes);
   }
-  if (writes)
-    out["write"] = direction_json(recorder.write(), window_s, recorder.per_second(), !reads);
+  if (writes) out["write"] = direction_json(recorder.write(), window_s, recorder, !reads);
   const double wall_s = seconds(window_end_ns - window_start_ns);
   const double user_s = timeval_seconds(usage_end.ru_utime) - timeval_seconds(usage_start.ru_utime);
   const double system_s =

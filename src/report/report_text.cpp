@@ -224,8 +224,8 @@ void probe(const Json& report, Writer& w) {
     w.out() << "No comparison: " << text_of(*why) << "\n";
     return;
   }
-  const std::vector<std::string> columns = {"job", "A IOPS (median/s)", "B IOPS (median/s)", "ratio",
-                                            "95% CI", "p",      "verdict"};
+  const std::vector<std::string> columns = {
+      "job", "A IOPS (median/s)", "B IOPS (median/s)", "ratio", "95% CI", "p", "verdict"};
   Table table(columns);
   std::vector<std::vector<std::string>> rows;
   const Json* jobs = at(*section, {"jobs"});
@@ -236,11 +236,13 @@ void probe(const Json& report, Writer& w) {
       const Json* median = at(job, {side, "iops_per_second", "median"});
       return iops_text(median != nullptr ? median : at(job, {side, "iops"}));
     };
-    std::vector<std::string> row = {
-        text_at(job, {"name"}, "?"), median_iops("a"), median_iops("b"),
-        ratio_text(at(job, {"iops_ratio"})),
-        interval_text(at(job, {"iops_ci95"})), p_text(at(job, {"p_value"})),
-        text_at(job, {"verdict"}, "?")};
+    std::vector<std::string> row = {text_at(job, {"name"}, "?"),
+                                    median_iops("a"),
+                                    median_iops("b"),
+                                    ratio_text(at(job, {"iops_ratio"})),
+                                    interval_text(at(job, {"iops_ci95"})),
+                                    p_text(at(job, {"p_value"})),
+                                    text_at(job, {"verdict"}, "?")};
     table.add(row);
     rows.push_back(std::move(row));
   }
@@ -289,6 +291,11 @@ void kernel_config(const Json& report, Writer& w) {
   if (config == nullptr || !config->is_object()) return;
   w.heading("Kernel config");
   const Json* groups = at(*config, {"groups"});
+  if ((groups == nullptr || !groups->is_array() || groups->empty()) &&
+      text_at(*config, {"other", "count"}, "0") == "0") {
+    w.out() << "Identical.\n";
+    return;
+  }
   if (groups != nullptr && groups->is_array()) {
     for (const auto& group : *groups) {
       const Json* changed = at(group, {"changed"});

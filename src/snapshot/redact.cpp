@@ -10,15 +10,27 @@ namespace {
 
 // Keys whose string values identify one piece of hardware.
 constexpr std::string_view kSerialKeys[] = {
-    "serial", "serial_number", "product_serial", "board_serial", "chassis_serial",
-    "product_uuid", "wwid", "wwn", "eui", "nguid", "uuid", "machine_id",
+    "serial",
+    "serial_number",
+    "product_serial",
+    "board_serial",
+    "chassis_serial",
+    "product_uuid",
+    "wwid",
+    "wwn",
+    "eui",
+    "nguid",
+    "uuid",
+    "machine_id",
 };
 
 bool is_serial_key(std::string_view key) {
   return std::find(std::begin(kSerialKeys), std::end(kSerialKeys), key) != std::end(kSerialKeys);
 }
 
-bool is_hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_hex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 bool is_uuid(std::string_view token) {
   if (token.size() != 36) return false;
@@ -63,7 +75,9 @@ bool is_ipv6(std::string_view token) {
   return std::all_of(token.begin(), token.end(), [](char c) { return is_hex(c) || c == ':'; });
 }
 
-bool token_char(char c) { return is_hex(c) || c == ':' || c == '.' || c == '-'; }
+bool token_char(char c) {
+  return is_hex(c) || c == ':' || c == '.' || c == '-';
+}
 
 }  // namespace
 
@@ -77,9 +91,11 @@ std::string Redactor::pseudonym(const std::string& kind, const std::string& orig
 
 void Redactor::learn_values(const Json& node, const std::string& key) {
   if (node.is_object()) {
-    for (const auto& [child_key, child] : node.items()) learn_values(child, child_key);
+    for (const auto& [child_key, child] : node.items())
+      learn_values(child, child_key);
   } else if (node.is_array()) {
-    for (const auto& child : node) learn_values(child, key);
+    for (const auto& child : node)
+      learn_values(child, key);
   } else if (node.is_string() && is_serial_key(key)) {
     const std::string value = node.get<std::string>();
     if (value.size() >= 3) literals_.emplace_back(value, "serial");
@@ -115,7 +131,8 @@ std::string Redactor::redact_text(const std::string& text) {
       continue;
     }
     std::size_t end = at;
-    while (end < out.size() && token_char(out[end])) ++end;
+    while (end < out.size() && token_char(out[end]))
+      ++end;
     std::string token = out.substr(at, end - at);
     // A sentence's full stop or a trailing separator is not part of the address.
     std::string tail;
@@ -139,7 +156,9 @@ std::string Redactor::redact_text(const std::string& text) {
   return result;
 }
 
-Json Redactor::redact(const Json& document) { return redact_node(document, ""); }
+Json Redactor::redact(const Json& document) {
+  return redact_node(document, "");
+}
 
 void redact_snapshots(std::initializer_list<Json*> snapshots) {
   Redactor redactor;
@@ -162,7 +181,8 @@ Json Redactor::redact_node(const Json& node, const std::string& key) {
   }
   if (node.is_array()) {
     Json out = Json::array();
-    for (const auto& item : node) out.push_back(redact_node(item, key));
+    for (const auto& item : node)
+      out.push_back(redact_node(item, key));
     return out;
   }
   if (!node.is_object()) return node;

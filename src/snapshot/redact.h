@@ -28,8 +28,8 @@ class Redactor {
   Json redact_node(const Json& node, const std::string& key);
   void learn_values(const Json& node, const std::string& key);
 
-  std::map<std::string, std::string> pseudonyms_;  // original -> pseudonym
-  std::map<std::string, int> counts_;              // kind -> pseudonyms handed out
+  std::map<std::string, std::string> pseudonyms_;              // original -> pseudonym
+  std::map<std::string, int> counts_;                          // kind -> pseudonyms handed out
   std::vector<std::pair<std::string, std::string>> literals_;  // (original, kind), longest first
 };
 

@@ -9,9 +9,11 @@ namespace kdrift {
 
 namespace {
 
-constexpr const char* kSectionNames[] = {"capture", "kernel", "iommu",  "nvme",   "block",       "pci",
-                                       "cpu",     "numa",   "sysctl", "memory", "environment", "irq",
-                                       "probe"};
+constexpr int kMaxNesting = 64;
+
+constexpr const char* kSectionNames[] = {"capture",     "kernel", "iommu", "nvme",   "block",
+                                         "pci",         "cpu",    "numa",  "sysctl", "memory",
+                                         "environment", "irq",    "probe"};
 
 }  // namespace
 
@@ -34,10 +36,21 @@ std::string to_text(const Json& snapshot) {
 
 Result<Json> parse_snapshot(std::string_view text, const std::string& source_name) {
   Json document;
+  // Everything that walks a snapshot recurses once per level; a hostile file nested a million
+  // deep must be refused here, not overflow the stack later. Real snapshots nest under 12 deep.
+  bool too_deep = false;
+  const auto limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
+    too_deep = too_deep || depth > kMaxNesting;
+    return !too_deep;
+  };
   try {
-    document = Json::parse(text);
+    document = Json::parse(text, limit_depth);
   } catch (const Json::parse_error& error) {
     return content_error(source_name + ": not valid JSON (" + error.what() + ")");
+  }
+  if (too_deep) {
+    return content_error(source_name + ": nested deeper than " + std::to_string(kMaxNesting) +
+                         " levels: not a kdrift snapshot");
   }
   if (!document.is_object()) return content_error(source_name + ": not a JSON object");
   const auto schema = document.find("schema");

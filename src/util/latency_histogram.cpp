@@ -16,6 +16,15 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   max_ = std::max(max_, other.max_);
 }
 
+void LatencyHistogram::clear() {
+  std::fill(counts_.begin(), counts_.end(), 0);
+  total_ = 0;
+  sum_ = 0;
+  sum_squares_ = 0;
+  min_ = UINT64_MAX;
+  max_ = 0;
+}
+
 std::array<uint64_t, 2> LatencyHistogram::bucket_range(size_t bucket) {
   if (bucket < kExactLimit) return {bucket, bucket};
   const size_t index = bucket - kExactLimit;
@@ -73,13 +82,16 @@ void LatencyHistogram::record_bucket(size_t bucket, uint64_t count) {
   max_ = std::max(max_, middle);
 }
 
+std::string percentile_key(double percentile) {
+  char key[32];
+  (void)std::snprintf(key, sizeof key, "%f", percentile);
+  return key;
+}
+
 nlohmann::json latency_json(const LatencyHistogram& histogram) {
   nlohmann::json percentiles = nlohmann::json::object();
-  for (const double p : kReportedPercentiles) {
-    char key[32];
-    (void)std::snprintf(key, sizeof key, "%f", p);  // fio's keys: "99.900000"
-    percentiles[key] = histogram.percentile(p);
-  }
+  for (const double p : kReportedPercentiles)
+    percentiles[percentile_key(p)] = histogram.percentile(p);
   return {{"min", histogram.min()},
           {"max", histogram.max()},
           {"mean", histogram.mean()},

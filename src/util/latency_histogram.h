@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 namespace kdrift {
@@ -30,6 +31,8 @@ class LatencyHistogram {
     if (nanoseconds > max_) max_ = nanoseconds;
   }
   void merge(const LatencyHistogram& other);
+  // Back to empty without giving the buckets back: the probe reuses one histogram per second.
+  void clear();
   // Adds count samples known only by their bucket (histograms aggregated elsewhere, in BPF):
   // each counts as its bucket's midpoint for the mean, min and max.
   void record_bucket(size_t bucket, uint64_t count);
@@ -78,6 +81,12 @@ class LatencyHistogram {
 // fio's default percentile list, which already holds the seeds' 10/50/90/95/99/99.9.
 inline constexpr std::array<double, 17> kReportedPercentiles = {
     1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+
+// Sampled every second of a probe job, so that a latency change can be tested like an IOPS one.
+inline constexpr std::array<double, 3> kPerSecondPercentiles = {50, 99, 99.9};
+
+// fio's key for a percentile: 99.9 -> "99.900000".
+std::string percentile_key(double percentile);
 
 // {min, max, mean, stddev, percentile{"1.000000": ns, ...}}, as fio's clat_ns / lat_ns.
 nlohmann::json latency_json(const LatencyHistogram& histogram);

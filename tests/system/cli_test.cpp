@@ -70,11 +70,136 @@ TEST(Cli, AuditPrintsASummaryAndProbesTheCurrentDirectory) {
   testing::TempDir dir;
   const KdriftRun run =
       testing::run_command("cd " + dir.path() + " && " + testing::kdrift_binary() + " audit");
-  EXPECT_EQ(run.status, 0) << run.out;
+  // audit exits as check does: 1 when this host has a finding at warning or above.
+  EXPECT_TRUE(run.status == 0 || run.status == 1) << run.out;
   EXPECT_NE(run.out.find("Kernel"), std::string::npos);
   EXPECT_NE(run.out.find("What this boot can do"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("kdrift check: this host"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("io_uring randread 4k qd32"), std::string::npos) << run.out;
   EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "the probe file must not outlive audit";
+}
+
+std::string fixture_snapshot_file(const testing::TempDir& dir, const std::string& fixture) {
+  const std::string path = dir.path() + "/" + fixture + ".json";
+  const KdriftRun run = kdrift("capture --root " + testing::source_dir() +
+                               "/tests/fixtures/sysroots/" + fixture + ".tar.gz -o " + path);
+  EXPECT_EQ(run.status, 0) << run.out;
+  return path;
+}
+
+TEST(Cli, DiffExitStatusFollowsTheFindings) {
+  testing::TempDir dir;
+  const std::string off = fixture_snapshot_file(dir, "no-iommu");
+  const std::string strict = fixture_snapshot_file(dir, "intel-strict");
+  EXPECT_EQ(kdrift("diff " + off + " " + off).status, 0);
+  const KdriftRun worse = kdrift("diff " + off + " " + strict + " --format json");
+  ASSERT_EQ(worse.status, 1) << worse.out;
+  const Json report = Json::parse(worse.out);
+  EXPECT_EQ(report["schema"], "kdrift.report/1");
+  EXPECT_EQ(report["findings"][0]["id"], "iommu.dma-translation");
+  EXPECT_EQ(report["findings"][0]["severity"], "critical");
+  EXPECT_EQ(kdrift("check " + strict + " --baseline " + off + " --format markdown").status, 1);
+  EXPECT_EQ(kdrift("check " + off).status, 0);
+  const KdriftRun single = kdrift("check " + strict + " --format json");
+  EXPECT_EQ(single.status, 1) << "translated DMA on the NVMe is a finding on its own";
+  EXPECT_EQ(Json::parse(single.out)["findings"][0]["id"], "iommu.dma-translation");
+}
+
+TEST(Cli, DiffWritesEveryFormatToAFile) {
+  testing::TempDir dir;
+  const std::string a = fixture_snapshot_file(dir, "intel-lazy");
+  const std::string b = fixture_snapshot_file(dir, "intel-pt");
+  for (const char* format : {"text", "markdown", "json", "html"}) {
+    SCOPED_TRACE(format);
+    const std::string out = dir.path() + "/report." + format;
+    const KdriftRun run = kdrift("diff " + a + " " + b + " --format " + format + " -o " + out);
+    EXPECT_EQ(run.status, 0) << "an improvement alone is info: " << run.out;
+    std::ifstream in(out);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find("iommu.dma-translation"), std::string::npos);
+  }
+}
+
+TEST(Cli, BadSnapshotsAreInputErrorsNamingTheFile) {
+  testing::TempDir dir;
+  const std::string good = fixture_snapshot_file(dir, "no-iommu");
+  std::ifstream in(good);
+  std::stringstream whole;
+  whole << in.rdbuf();
+  dir.write("truncated.json", whole.str().substr(0, whole.str().size() / 2));
+  dir.write("schema.json", R"({"schema": "kdrift.snapshot/9"})");
+  dir.write("types.json", R"({"schema": "kdrift.snapshot/1", "kernel": [1, 2]})");
+  dir.write("deep.json", R"({"schema": "kdrift.snapshot/1", "x": )" + std::string(200, '[') +
+                             std::string(200, ']') + "}");
+  const std::pair<const char*, const char*> cases[] = {
+      {"truncated.json", "not valid JSON"},
+      {"schema.json", R"(schema "kdrift.snapshot/9" is not supported)"},
+      {"types.json", R"(section "kernel" is a array, not an object)"},
+      {"deep.json", "nested deeper than 64 levels"},
+      {"missing.json", "cannot open"},
+  };
+  for (const auto& [file, message] : cases) {
+    SCOPED_TRACE(file);
+    const KdriftRun run = kdrift("diff " + good + " " + dir.path() + "/" + file);
+    EXPECT_EQ(run.status, 2) << run.out;
+    EXPECT_NE(run.out.find(file), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find(message), std::string::npos) << run.out;
+  }
+}
+
+TEST(Cli, MalformedRuleFileIsAnInputErrorNamingFileAndLine) {
+  testing::TempDir dir;
+  const std::string snapshot = fixture_snapshot_file(dir, "no-iommu");
+  dir.write("rules/broken.toml",
+            "id = \"site.rule\"\nseverity = \"warning\"\ntitle = \"t\"\nexplanation = \"e\"\n"
+            "remedy = \"r\"\n[[match]]\nvalue = \"sysctl.x\"\nabove = \"many\"\n");
+  const KdriftRun run = kdrift("check " + snapshot + " --checks " + dir.path() + "/rules");
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.out.find("rules/broken.toml:8: match: above: expected a number"), std::string::npos)
+      << run.out;
+}
+
+TEST(Cli, UserRulesAddFindings) {
+  testing::TempDir dir;
+  const std::string snapshot = fixture_snapshot_file(dir, "no-iommu");
+  dir.write("rules/swappiness.toml",
+            "id = \"site.swappiness\"\nseverity = \"warning\"\ntitle = \"Swappy\"\n"
+            "explanation = \"e\"\nremedy = \"sysctl -w vm.swappiness=10\"\n[[match]]\n"
+            "value = 'sysctl.\"vm.swappiness\"'\nabove = 10\n");
+  const KdriftRun run =
+      kdrift("check " + snapshot + " --checks " + dir.path() + "/rules --format json");
+  ASSERT_EQ(run.status, 1) << "the user's rule is a warning: " << run.out;
+  bool found = false;
+  const Json report = Json::parse(run.out);
+  for (const auto& finding : report["findings"]) {
+    found = found || finding["id"] == "site.swappiness";
+  }
+  EXPECT_TRUE(found) << run.out;
+}
+
+TEST(Cli, RedactedReportsNameNoHostOrSerial) {
+  testing::TempDir dir;
+  const std::string a = fixture_snapshot_file(dir, "no-iommu");
+  const std::string b = fixture_snapshot_file(dir, "intel-strict");
+  for (const char* format : {"text", "json", "html"}) {
+    SCOPED_TRACE(format);
+    const KdriftRun run = kdrift("diff " + a + " " + b + " --redact --format " + format);
+    EXPECT_EQ(run.status, 1);
+    EXPECT_EQ(run.out.find("kdrift-lab-0001"), std::string::npos) << "the NVMe serial";
+  }
+}
+
+TEST(Cli, RecaptureOfThisBootFindsNothing) {
+  testing::TempDir dir;
+  ASSERT_EQ(kdrift("capture -o " + dir.path() + "/1.json").status, 0);
+  ASSERT_EQ(kdrift("capture -o " + dir.path() + "/2.json").status, 0);
+  const KdriftRun run =
+      kdrift("diff " + dir.path() + "/1.json " + dir.path() + "/2.json --format json");
+  EXPECT_EQ(run.status, 0) << run.out;
+  const Json report = Json::parse(run.out);
+  EXPECT_TRUE(report["findings"].empty()) << report["findings"].dump(2);
+  EXPECT_TRUE(report["changes"].empty()) << report["changes"].dump(2);
 }
 
 }  // namespace

@@ -19,12 +19,14 @@ namespace {
 Json json_of(const toml::node& node) {
   if (const auto* table = node.as_table()) {
     Json object = Json::object();
-    for (const auto& [key, value] : *table) object[std::string(key.str())] = json_of(value);
+    for (const auto& [key, value] : *table)
+      object[std::string(key.str())] = json_of(value);
     return object;
   }
   if (const auto* array = node.as_array()) {
     Json list = Json::array();
-    for (const auto& item : *array) list.push_back(json_of(item));
+    for (const auto& item : *array)
+      list.push_back(json_of(item));
     return list;
   }
   if (const auto* text = node.as_string()) return text->get();
@@ -81,13 +83,14 @@ std::string ranking(const Json& report) {
   for (const auto& finding : report["findings"]) {
     text += "  " + finding["rank"].dump() + ". " + finding["id"].get<std::string>() + " (" +
             finding["severity"].get<std::string>() + ", " +
-            finding["direction"].get<std::string>() + ", score " + finding["score"].dump() +
-            ")\n";
+            finding["direction"].get<std::string>() + ", score " + finding["score"].dump() + ")\n";
   }
   return text;
 }
 
-TEST(AccuracyCases, AtLeastTwelvePairs) { EXPECT_GE(case_files().size(), 12U); }
+TEST(AccuracyCases, AtLeastTwelvePairs) {
+  EXPECT_GE(case_files().size(), 12U);
+}
 
 TEST(AccuracyCases, ExpectedFindingRanksFirst) {
   for (const auto& file : case_files()) {
@@ -99,9 +102,8 @@ TEST(AccuracyCases, ExpectedFindingRanksFirst) {
       ADD_FAILURE() << "no finding; " << pair.description;
       continue;
     }
-    EXPECT_EQ(report["findings"][0]["id"], pair.top)
-        << pair.description << "\nranking:\n"
-        << ranking(report);
+    EXPECT_EQ(report["findings"][0]["id"], pair.top) << pair.description << "\nranking:\n"
+                                                     << ranking(report);
   }
 }
 
@@ -120,8 +122,7 @@ TEST(AccuracyCases, RecaptureOfTheSameBootFindsNothing) {
   for (const auto& name : testing::fixture_sysroot_names()) {
     SCOPED_TRACE(name);
     const Json again = capture_snapshot(SysRoot(testing::fixture_sysroot(name)));
-    const Json report =
-        diff_report({testing::fixture_snapshot(name), "a"}, {again, "b"}, rules());
+    const Json report = diff_report({testing::fixture_snapshot(name), "a"}, {again, "b"}, rules());
     EXPECT_EQ(report["status"]["warning"], 0) << ranking(report);
     EXPECT_EQ(report["status"]["critical"], 0) << ranking(report);
     EXPECT_TRUE(report["changes"].empty()) << report["changes"].dump(2);

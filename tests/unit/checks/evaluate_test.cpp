@@ -10,10 +10,11 @@ namespace kdrift {
 namespace {
 
 Rule rule_from(const std::string& matches, const std::string& extra = "") {
-  auto rule = parse_rule("id = \"t.rule\"\nseverity = \"warning\"\ntitle = \"t\"\n"
-                         "explanation = \"e\"\nremedy = \"r\"\n" +
-                             extra + matches,
-                         "t.toml");
+  auto rule = parse_rule(
+      "id = \"t.rule\"\nseverity = \"warning\"\ntitle = \"t\"\n"
+      "explanation = \"e\"\nremedy = \"r\"\n" +
+          extra + matches,
+      "t.toml");
   if (!rule) throw std::runtime_error(rule.error().describe());
   return std::move(*rule);
 }
@@ -43,7 +44,8 @@ above = 0.1
 )";
 
 TEST(EvaluateCheck, StateTestsFlagWhatTheSnapshotHas) {
-  const std::vector<Rule> rules = {rule_from(kTranslationMatch, "context = [\"iommu.cmdline.*\"]\n")};
+  const std::vector<Rule> rules = {
+      rule_from(kTranslationMatch, "context = [\"iommu.cmdline.*\"]\n")};
   const auto findings = evaluate_check(rules, kTranslated);
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].direction, Direction::kPresent);
@@ -71,8 +73,8 @@ TEST(EvaluateDiff, DirectionFollowsWhichSideHasIt) {
 }
 
 TEST(EvaluateDiff, ChangeTestsWithMissingValuesNeedTheHolderOnBothSides) {
-  const std::vector<Rule> rules = {rule_from(
-      "[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\ncompare_missing = true\n")};
+  const std::vector<Rule> rules = {
+      rule_from("[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\ncompare_missing = true\n")};
   const auto findings = evaluate_diff(rules, kTranslated, kPassthrough, Json::array());
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].direction, Direction::kChanged);
@@ -116,10 +118,10 @@ changed = true
 }
 
 TEST(Ranking, ProofAndProbeMovementOrderFindings) {
-  const std::vector<Rule> rules = {
-      rule_from("[[match]]\nvalue = \"x\"\nequals = 1\n", "magnitude = 0.2\nrelevance = \"low-iodepth\"\n"),
-      rule_from("[[match]]\nvalue = \"y\"\nequals = 1\n",
-                "magnitude = 0.2\nrelevance = \"high-iodepth\"\n")};
+  const std::vector<Rule> rules = {rule_from("[[match]]\nvalue = \"x\"\nequals = 1\n",
+                                             "magnitude = 0.2\nrelevance = \"low-iodepth\"\n"),
+                                   rule_from("[[match]]\nvalue = \"y\"\nequals = 1\n",
+                                             "magnitude = 0.2\nrelevance = \"high-iodepth\"\n")};
   const Json a = Json::parse(R"({"x": 0, "y": 0})");
   const Json b = Json::parse(R"({"x": 1, "y": 1})");
   auto findings = evaluate_diff(rules, a, b, Json::array());
@@ -127,12 +129,12 @@ TEST(Ranking, ProofAndProbeMovementOrderFindings) {
   const Json deep_regressed = Json::parse(
       R"([{"name": "qd32", "iodepth": 32, "rw": "randread", "verdict": "regression"},
           {"name": "qd1", "iodepth": 1, "rw": "randread", "verdict": "no-significant-change"}])");
-  rank_findings(findings, deep_regressed);
+  rank_findings(findings, deep_regressed, RankOrder::kScore);
   EXPECT_EQ(findings[0].rule, &rules[1]);
   EXPECT_DOUBLE_EQ(findings[0].score, 2 * 0.2 * 2);
   findings[1].proof.push_back("trace");
   findings[0].proof.clear();
-  rank_findings(findings, Json::array());
+  rank_findings(findings, Json::array(), RankOrder::kScore);
   EXPECT_EQ(findings[0].rule, &rules[0]) << "same weight, but only one has proof";
 }
 
@@ -164,8 +166,8 @@ TEST(EvaluateCheck, BuiltinRulesOnWrongTypesDoNotThrow) {
     "probe": {"jobs": [1, {"name": 2, "trace": []}], "capabilities": []},
     "kernel": {"config": {"symbols": 7}}, "cpu": {"cpufreq": {"policies": {}}}})");
   EXPECT_NO_THROW((void)evaluate_check(rules, with_derived_facts(odd)));
-  EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd), with_derived_facts(Json::object()),
-                                      Json::array()));
+  EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd),
+                                      with_derived_facts(Json::object()), Json::array()));
 }
 
 }  // namespace

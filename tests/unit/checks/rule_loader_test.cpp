@@ -11,15 +11,33 @@ namespace {
 
 // The finding ids ../shared/BRIEF.md promises; every one needs a rule.
 constexpr const char* kBriefIds[] = {
-    "iommu.dma-translation", "iommu.strict",        "iommu.kconfig-default",
-    "iommu.cmdline",         "nvme.poll-queues",    "io_uring.iopoll-unsupported",
-    "io_uring.disabled",     "cpu.governor",        "cpu.idle",
-    "cpu.smt",               "cpu.mitigations",     "numa.device-remote",
-    "pci.link-degraded",     "block.scheduler",     "block.nomerges",
-    "block.read-ahead",      "block.wbt",           "block.rq-affinity",
-    "block.nr-requests",     "block.max-sectors",   "block.write-cache",
-    "block.io-poll",         "block.stacked-device", "kernel.version",
-    "kernel.config",         "probe.regression",    "trace.iommu-map-per-io",
+    "iommu.dma-translation",
+    "iommu.strict",
+    "iommu.kconfig-default",
+    "iommu.cmdline",
+    "nvme.poll-queues",
+    "io_uring.iopoll-unsupported",
+    "io_uring.disabled",
+    "cpu.governor",
+    "cpu.idle",
+    "cpu.smt",
+    "cpu.mitigations",
+    "numa.device-remote",
+    "pci.link-degraded",
+    "block.scheduler",
+    "block.nomerges",
+    "block.read-ahead",
+    "block.wbt",
+    "block.rq-affinity",
+    "block.nr-requests",
+    "block.max-sectors",
+    "block.write-cache",
+    "block.io-poll",
+    "block.stacked-device",
+    "kernel.version",
+    "kernel.config",
+    "probe.regression",
+    "trace.iommu-map-per-io",
     "trace.io-wq-punt",
 };
 
@@ -32,7 +50,8 @@ TEST(RuleLoader, EveryBriefFindingIdHasABuiltinRule) {
     EXPECT_EQ(rule.source, "checks/" + rule.id + ".toml");
     EXPECT_FALSE(rule.remedy.empty()) << rule.id;
   }
-  for (const char* id : kBriefIds) EXPECT_EQ(ids.count(id), 1U) << id;
+  for (const char* id : kBriefIds)
+    EXPECT_EQ(ids.count(id), 1U) << id;
 }
 
 const char* const kMinimal = R"(id = "x.y"
@@ -77,8 +96,8 @@ below = 0.1
 }
 
 TEST(RuleLoader, WildcardValueBecomesTheElements) {
-  const auto rule = parse_rule(std::string(kMinimal) + "[[match]]\nvalue = \"iommu.cmdline.*\"\nchanged = true\n",
-                               "x.toml");
+  const auto rule = parse_rule(
+      std::string(kMinimal) + "[[match]]\nvalue = \"iommu.cmdline.*\"\nchanged = true\n", "x.toml");
   ASSERT_TRUE(rule.ok()) << rule.error().describe();
   ASSERT_TRUE(rule->matches[1].each.has_value());
   EXPECT_TRUE(rule->matches[1].value.empty());

@@ -7,7 +7,8 @@ namespace {
 
 Json job(const std::string& name, std::vector<double> samples, const std::string& status = "ok") {
   double sum = 0;
-  for (double sample : samples) sum += sample;
+  for (double sample : samples)
+    sum += sample;
   return {{"name", name},
           {"engine", "io_uring"},
           {"rw", "randread"},
@@ -20,7 +21,9 @@ Json job(const std::string& name, std::vector<double> samples, const std::string
             {"lat_ns", {{"percentile", {{"50.000000", 80000}, {"99.000000", 200000}}}}}}}};
 }
 
-Json probe(std::vector<Json> jobs) { return {{"jobs", std::move(jobs)}}; }
+Json probe(std::vector<Json> jobs) {
+  return {{"jobs", std::move(jobs)}};
+}
 
 const Json& verdict_of(const Json& compared, std::size_t index = 0) {
   return compared["jobs"][index]["verdict"];
@@ -55,9 +58,25 @@ TEST(ProbeCompare, ChangeInsideTheNoiseIsNotARegression) {
 TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
   const Json a = probe({job("j", kSteady)});
   std::vector<double> slightly_lower;
-  for (double sample : kSteady) slightly_lower.push_back(sample * 0.98);
+  for (double sample : kSteady)
+    slightly_lower.push_back(sample * 0.98);
   const Json b = probe({job("j", slightly_lower)});
   EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "no-significant-change");
+}
+
+TEST(ProbeCompare, TailLatencyAloneCanRegress) {
+  Json a = job("j", kSteady);
+  Json b = job("j", kSteady);
+  a["read"]["lat_ns"]["per_second"]["99.000000"] = {200, 210, 190, 205, 195, 200, 202, 198};
+  b["read"]["lat_ns"]["per_second"]["99.000000"] = {400, 420, 380, 410, 390, 400, 404, 396};
+  const Json pa = probe({a});
+  const Json pb = probe({b});
+  const Json result = compare_probes(&pa, &pb)["jobs"][0];
+  EXPECT_EQ(result["iops_verdict"], "no-significant-change");
+  EXPECT_EQ(result["latency"]["99.000000"]["verdict"], "regression");
+  EXPECT_NEAR(result["latency"]["99.000000"]["ci95"][0].get<double>(), 2.0, 0.1);
+  EXPECT_EQ(result["verdict"], "regression");
+  EXPECT_FALSE(result["latency"]["50.000000"].contains("verdict")) << "no per-second p50 given";
 }
 
 TEST(ProbeCompare, TooFewSamplesSaySo) {

@@ -76,8 +76,8 @@ TEST(ConfigDiff, GroupsByMeaningAndCountsTheRest) {
 }
 
 TEST(ConfigDiff, NotComparableWithoutSymbolsOnBothSides) {
-  EXPECT_FALSE(diff_kernel_config(Json::object(), Json::parse(R"({"symbols": {}})"), {})
-                   .comparable);
+  EXPECT_FALSE(
+      diff_kernel_config(Json::object(), Json::parse(R"({"symbols": {}})"), {}).comparable);
 }
 
 }  // namespace

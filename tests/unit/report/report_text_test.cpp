@@ -36,7 +36,8 @@ TEST(ReportText, RendersEveryPartInOrder) {
   const auto probe = text.find("io_uring randread 4k qd16");
   const auto changes = text.find("sysctl.\"vm.swappiness\": 60 → 10");
   const auto config = text.find("CONFIG_INTEL_IOMMU_DEFAULT_ON: n → y");
-  for (auto at : {header, first, second, probe, changes, config}) ASSERT_NE(at, std::string::npos) << text;
+  for (auto at : {header, first, second, probe, changes, config})
+    ASSERT_NE(at, std::string::npos) << text;
   EXPECT_LT(header, first);
   EXPECT_LT(first, second);
   EXPECT_LT(second, probe);
@@ -59,7 +60,8 @@ TEST(ReportText, MarkdownEscapesTableCells) {
 }
 
 TEST(ReportText, EmptyAndOddReportsRender) {
-  const Json clean = Json::parse(R"({"kind": "diff", "findings": [], "status": {"exit_status": 0}})");
+  const Json clean =
+      Json::parse(R"({"kind": "diff", "findings": [], "status": {"exit_status": 0}})");
   EXPECT_NE(render_report_text(clean, false).find("Nothing that matters"), std::string::npos);
   const Json odd = Json::parse(R"({"kind": 3, "findings": [1, {"rank": "x", "evidence": 5}],
       "probe": {"jobs": {}}, "changes": [], "kernel_config": {"groups": 1}})");

@@ -20,8 +20,8 @@ TEST(Redact, IdentifyingValuesGetStablePseudonyms) {
   })");
   redact_snapshots({&a, &b});
   const std::string text = a.dump() + b.dump();
-  for (const char* secret : {"db-prod", "0f3b7c1e", "5d1e2c3b", "10.1.2.3", "S4EWNX0N",
-                             "52:54:00", "fe80::"}) {
+  for (const char* secret :
+       {"db-prod", "0f3b7c1e", "5d1e2c3b", "10.1.2.3", "S4EWNX0N", "52:54:00", "fe80::"}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
   }
   EXPECT_EQ(a["environment"]["hostname"], "host-1");
@@ -36,7 +36,8 @@ TEST(Redact, IdentifyingValuesGetStablePseudonyms) {
 }
 
 TEST(Redact, LeavesVersionsTimesAndPciAlone) {
-  Json snapshot = Json::parse(R"({"kernel": {"release": "6.1.0-50-amd64", "version": "#1 SMP 6.1.176-1"},
+  Json snapshot =
+      Json::parse(R"({"kernel": {"release": "6.1.0-50-amd64", "version": "#1 SMP 6.1.176-1"},
     "capture": {"captured_at": "2026-11-30T12:34:56Z"}, "pci": {"devices": {"0000:00:1f.2": {}}},
     "nvme": {"controllers": {"nvme0": {"firmware_rev": "1.0.0.3"}}}})");
   const Json before = snapshot;
