@@ -1,6 +1,7 @@
 #include "checks/derived_facts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "snapshot/json_access.h"
@@ -8,11 +9,16 @@
 namespace kdrift {
 namespace {
 
+// CPU, node and depth numbers: anything else in a hand-edited snapshot is skipped, not cast.
+std::optional<int> small_int(std::optional<double> value) {
+  if (!value || *value < 0 || *value > 1e6 || *value != std::floor(*value)) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
 std::vector<int> int_list(const Json* list) {
   std::vector<int> values;
-  if (list == nullptr || !list->is_array()) return values;
-  for (const auto& item : *list) {
-    if (item.is_number_integer()) values.push_back(item.get<int>());
+  for (const double value : numbers_in(list)) {
+    if (const auto number = small_int(value)) values.push_back(*number);
   }
   return values;
 }
@@ -42,10 +48,10 @@ std::map<int, std::set<int>> node_cpus(const Json& snapshot) {
   const Json* list = numa != nullptr ? array_member(*numa, "nodes") : nullptr;
   if (list == nullptr) return nodes;
   for (const auto& node : *list) {
-    const auto id = number_member(node, "node");
+    const auto id = small_int(number_member(node, "node"));
     if (!id) continue;
     const auto cpus = int_list(array_member(node, "cpus"));
-    nodes[static_cast<int>(*id)] = std::set<int>(cpus.begin(), cpus.end());
+    nodes[*id] = std::set<int>(cpus.begin(), cpus.end());
   }
   return nodes;
 }
@@ -54,9 +60,7 @@ std::optional<int> numa_node_of(const Json& snapshot, const std::string& pci) {
   const Json* pci_section = object_member(snapshot, "pci");
   const Json* devices = pci_section != nullptr ? object_member(*pci_section, "devices") : nullptr;
   const Json* device = devices != nullptr ? object_member(*devices, pci) : nullptr;
-  const auto node = device != nullptr ? number_member(*device, "numa_node") : std::nullopt;
-  if (!node || *node < 0) return std::nullopt;
-  return static_cast<int>(*node);
+  return small_int(device != nullptr ? number_member(*device, "numa_node") : std::nullopt);
 }
 
 std::string probe_disk(const Json& snapshot) {
@@ -76,8 +80,7 @@ Json probe_facts(const Json& snapshot) {
       const std::string engine = text_member(job, "engine");
       polled = polled || engine.find("iopoll") != std::string::npos ||
                engine.find("hipri") != std::string::npos;
-      if (const auto depth = number_member(job, "iodepth"))
-        iodepths.insert(static_cast<int>(*depth));
+      if (const auto depth = small_int(number_member(job, "iodepth"))) iodepths.insert(*depth);
     }
   }
   return {{"polled", polled}, {"iodepths", iodepths}};

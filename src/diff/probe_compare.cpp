@@ -21,24 +21,15 @@ std::string main_direction(const Json& job) {
   return write != nullptr ? "write" : "";
 }
 
-std::vector<double> numbers(const Json* list) {
-  std::vector<double> values;
-  if (list == nullptr || !list->is_array()) return values;
-  for (const auto& value : *list) {
-    if (value.is_number()) values.push_back(value.get<double>());
-  }
-  return values;
-}
-
 std::vector<double> iops_samples(const Json& stats) {
   const Json* per_second = object_member(stats, "iops_per_second");
-  return numbers(per_second != nullptr ? array_member(*per_second, "samples") : nullptr);
+  return numbers_in(per_second != nullptr ? array_member(*per_second, "samples") : nullptr);
 }
 
 std::vector<double> latency_samples(const Json& stats, const char* key) {
   const Json* latency = object_member(stats, "lat_ns");
   const Json* per_second = latency != nullptr ? object_member(*latency, "per_second") : nullptr;
-  return numbers(per_second != nullptr ? array_member(*per_second, key) : nullptr);
+  return numbers_in(per_second != nullptr ? array_member(*per_second, key) : nullptr);
 }
 
 Json stats_json(const Json& stats) {

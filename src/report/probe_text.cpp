@@ -9,19 +9,6 @@
 namespace kdrift {
 namespace {
 
-std::string fixed(double value, int decimals) {
-  char text[64];
-  (void)std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-// 1234567 -> "1.23M", 45678 -> "45.7k": IOPS columns stay narrow.
-std::string count(double value) {
-  if (value >= 1e6) return fixed(value / 1e6, 2) + "M";
-  if (value >= 1e4) return fixed(value / 1e3, 1) + "k";
-  return fixed(value, 0);
-}
-
 std::string micros(const Json& direction, const char* percentile) {
   const Json* value = at(direction, {"clat_ns", "percentile", percentile});
   if (value == nullptr || !value->is_number()) return "-";
@@ -93,7 +80,7 @@ std::string render_probe_text(const Json& probe, bool colour) {
     const Json empty = Json::object();
     const Json& latency = main_direction != nullptr ? *main_direction : empty;
     const Json* disk = at(job, {"diskstats"});
-    table.add({name, status, count(iops), fixed(bandwidth / (1 << 20), 1),
+    table.add({name, status, count_text(iops), fixed(bandwidth / (1 << 20), 1),
                micros(latency, "50.000000"), micros(latency, "99.000000"),
                micros(latency, "99.900000"), fixed(number_at(job, {"cpu", "usr_pct"}), 1),
                fixed(number_at(job, {"cpu", "sys_pct"}), 1),

@@ -123,19 +123,6 @@ const Json* object_at(const Json& root, std::initializer_list<std::string_view> 
   return value != nullptr && value->is_object() ? value : nullptr;
 }
 
-std::string fixed(double value, int decimals) {
-  char text[64];
-  (void)std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
-// The text reports' spelling: 1234567 -> "1.23M", 45678 -> "45.7k".
-std::string iops_text(double value) {
-  if (value >= 1e6) return fixed(value / 1e6, 2) + "M";
-  if (value >= 1e4) return fixed(value / 1e3, 1) + "k";
-  return fixed(value, 0);
-}
-
 std::string shortest(double value) {
   char text[32];
   (void)std::snprintf(text, sizeof text, "%g", value);
@@ -553,7 +540,7 @@ class HtmlReport {
       for (const char* side : {"a", "b"}) {
         const Json* stats = object_at(job, {side});
         const auto iops = stats != nullptr ? side_iops(*stats) : std::nullopt;
-        out_ += "<td class=\"num\">" + (iops ? iops_text(*iops) : std::string()) + "</td>";
+        out_ += "<td class=\"num\">" + (iops ? count_text(*iops) : std::string()) + "</td>";
       }
       const auto ratio = number_at(job, {"iops_ratio"});
       out_ += "<td class=\"num\">" + (ratio ? fixed(*ratio, 2) + "×" : std::string()) + "</td>";

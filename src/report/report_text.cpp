@@ -12,20 +12,12 @@ namespace {
 
 constexpr std::size_t kMaxChangesPerSection = 40;
 
-std::string number(double value, const char* format) {
-  char text[48];
-  (void)std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 std::string iops_text(const Json* value) {
-  if (value == nullptr || !value->is_number()) return "-";
-  const double iops = value->get<double>();
-  return iops >= 1e6 ? number(iops / 1e6, "%.2fM") : number(iops / 1e3, "%.1fk");
+  return value != nullptr && value->is_number() ? count_text(value->get<double>()) : "-";
 }
 
 std::string ratio_text(const Json* value) {
-  return value != nullptr && value->is_number() ? number(value->get<double>(), "%.3f") : "-";
+  return value != nullptr && value->is_number() ? fixed(value->get<double>(), 3) : "-";
 }
 
 std::string interval_text(const Json* value) {
@@ -33,12 +25,14 @@ std::string interval_text(const Json* value) {
       !(*value)[1].is_number()) {
     return "-";
   }
-  return number((*value)[0].get<double>(), "%.3f") + "–" +
-         number((*value)[1].get<double>(), "%.3f");
+  return fixed((*value)[0].get<double>(), 3) + "–" + fixed((*value)[1].get<double>(), 3);
 }
 
 std::string p_text(const Json* value) {
-  return value != nullptr && value->is_number() ? number(value->get<double>(), "%.2g") : "-";
+  if (value == nullptr || !value->is_number()) return "-";
+  char text[32];
+  (void)std::snprintf(text, sizeof text, "%.2g", value->get<double>());
+  return text;
 }
 
 // Paragraphs in rule files are wrapped for the file; re-flow them for the output.
@@ -321,7 +315,7 @@ void kernel_config(const Json& report, Writer& w) {
     std::sort(largest.rbegin(), largest.rend());
     std::string line = count + " other symbols:";
     for (std::size_t i = 0; i < largest.size() && i < 12; ++i) {
-      line += (i == 0 ? " " : ", ") + largest[i].second + " " + number(largest[i].first, "%.0f");
+      line += (i == 0 ? " " : ", ") + largest[i].second + " " + fixed(largest[i].first, 0);
     }
     w.out() << (w.markdown() ? "- " : "") << line << "\n";
   }

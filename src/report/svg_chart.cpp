@@ -126,6 +126,12 @@ double nice_step(double span) {
 
 // from_zero: quantities like IOPS, whose drop reads true only against a zero baseline.
 Domain linear_domain(double low, double high, bool from_zero) {
+  // Values near the double range (a hand-edited report) would make the span and the tick count
+  // overflow; such a chart draws an empty unit range instead.
+  if (!std::isfinite(high - low) || std::abs(low) > 1e15 || std::abs(high) > 1e15) {
+    low = 0;
+    high = 1;
+  }
   if (from_zero) {
     low = std::min(low, 0.0);
     high = std::max(high, 0.0);

@@ -1,8 +1,21 @@
 #include "report/text_table.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace kdrift {
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  (void)std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+std::string count_text(double value) {
+  if (value >= 1e6) return fixed(value / 1e6, 2) + "M";
+  if (value >= 1e4) return fixed(value / 1e3, 1) + "k";
+  return fixed(value, 0);
+}
 
 std::string text_of(const Json& value) {
   if (value.is_string()) return value.get<std::string>();

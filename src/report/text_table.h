@@ -13,6 +13,11 @@ namespace kdrift {
 
 std::string text_of(const Json& value);
 
+// value with a fixed number of decimals: fixed(3.14159, 2) -> "3.14".
+std::string fixed(double value, int decimals);
+// Counts the way IOPS columns print them, narrow: 1234567 -> "1.23M", 45678 -> "45.7k".
+std::string count_text(double value);
+
 // The value at a path of object keys, or nullptr when any step is missing.
 const Json* at(const Json& root, std::initializer_list<std::string_view> keys);
 

@@ -29,4 +29,13 @@ std::optional<double> number_member(const Json& node, std::string_view key) {
   return found->get<double>();
 }
 
+std::vector<double> numbers_in(const Json* list) {
+  std::vector<double> values;
+  if (list == nullptr || !list->is_array()) return values;
+  for (const auto& item : *list) {
+    if (item.is_number()) values.push_back(item.get<double>());
+  }
+  return values;
+}
+
 }  // namespace kdrift

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "snapshot/snapshot.h"
 
@@ -18,5 +19,8 @@ const Json* array_member(const Json& node, std::string_view key);
 
 std::string text_member(const Json& node, std::string_view key, std::string fallback = {});
 std::optional<double> number_member(const Json& node, std::string_view key);
+
+// The numbers of a list (other items skipped); empty when list is null or not an array.
+std::vector<double> numbers_in(const Json* list);
 
 }  // namespace kdrift

@@ -45,7 +45,7 @@ Result<Json> parse_snapshot(std::string_view text, const std::string& source_nam
   };
   try {
     document = Json::parse(text, limit_depth);
-  } catch (const Json::parse_error& error) {
+  } catch (const Json::exception& error) {  // parse_error, and out_of_range for a huge number
     return content_error(source_name + ": not valid JSON (" + error.what() + ")");
   }
   if (too_deep) {

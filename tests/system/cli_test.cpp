@@ -130,6 +130,7 @@ TEST(Cli, BadSnapshotsAreInputErrorsNamingTheFile) {
   dir.write("truncated.json", whole.str().substr(0, whole.str().size() / 2));
   dir.write("schema.json", R"({"schema": "kdrift.snapshot/9"})");
   dir.write("types.json", R"({"schema": "kdrift.snapshot/1", "kernel": [1, 2]})");
+  dir.write("huge.json", R"({"schema": "kdrift.snapshot/1", "x": 429E4967295})");
   dir.write("deep.json", R"({"schema": "kdrift.snapshot/1", "x": )" + std::string(200, '[') +
                              std::string(200, ']') + "}");
   const std::pair<const char*, const char*> cases[] = {
@@ -137,6 +138,7 @@ TEST(Cli, BadSnapshotsAreInputErrorsNamingTheFile) {
       {"schema.json", R"(schema "kdrift.snapshot/9" is not supported)"},
       {"types.json", R"(section "kernel" is a array, not an object)"},
       {"deep.json", "nested deeper than 64 levels"},
+      {"huge.json", "number overflow"},
       {"missing.json", "cannot open"},
   };
   for (const auto& [file, message] : cases) {
