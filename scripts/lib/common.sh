@@ -38,7 +38,10 @@ ensure_packages() {
 
 # Compiler results are cached outside the clone (ccache, ~/.cache/ccache): CI builds a fresh
 # clone three times (plain, sanitizers, fuzzers), and a second run reuses what the first compiled.
-# The sloppiness lets precompiled headers be cached too.
+# Paths are hashed relative to the clone (base dir, no working-directory hash) so that a clone
+# elsewhere hits the same entries; the sloppiness lets precompiled headers be cached too.
+export CCACHE_BASEDIR="$KDRIFT_ROOT"
+export CCACHE_NOHASHDIR=true
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 
 # configure_and_build BUILD_DIR [cmake options...] [-- ninja targets...]

@@ -7,6 +7,7 @@
 
 #include "diff/structured_diff.h"
 #include "snapshot/json_access.h"
+#include "util/latency_histogram.h"
 
 namespace kdrift {
 namespace {
@@ -47,9 +48,11 @@ bool where_holds(const Match& match, const PathHit& element, const Json& root) {
     std::string absolute;
     if (text.starts_with("/")) {
       absolute = std::string(text.substr(1));
+      // Quoted: subjects such as PCI addresses (0000:01:00.0) contain dots.
+      const std::string key = "\"" + element.subject + "\"";
       for (auto at = absolute.find("{key}"); at != std::string::npos;
-           at = absolute.find("{key}", at + element.subject.size())) {
-        absolute.replace(at, 5, element.subject);
+           at = absolute.find("{key}", at + key.size())) {
+        absolute.replace(at, 5, key);
       }
       text = absolute;
       base = &root;
@@ -255,16 +258,6 @@ std::string interval_text(const Json& result, const char* key) {
   }
   return " (95 % CI " + format_ratio((*interval)[0].get<double>()) + "–" +
          format_ratio((*interval)[1].get<double>()) + ")";
-}
-
-// fio's "99.900000" as people write it: 99.9.
-std::string percentile_label(std::string key) {
-  if (key.find('.') != std::string::npos) {
-    while (key.ends_with('0'))
-      key.pop_back();
-    if (key.ends_with('.')) key.pop_back();
-  }
-  return key;
 }
 
 std::string p_text(const Json& result) {

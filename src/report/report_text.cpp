@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "report/text_table.h"
+#include "util/latency_histogram.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -33,6 +34,21 @@ std::string p_text(const Json* value) {
   char text[32];
   (void)std::snprintf(text, sizeof text, "%.2g", value->get<double>());
   return text;
+}
+
+// The job's verdict, and which measure carried it when the IOPS alone did not.
+std::string verdict_text(const Json& job) {
+  const std::string verdict = text_at(job, {"verdict"}, "?");
+  const Json* iops = at(job, {"iops_verdict"});
+  if (iops == nullptr || text_of(*iops) == verdict) return verdict;
+  std::string by;
+  if (const Json* latency = at(job, {"latency"}); latency != nullptr && latency->is_object()) {
+    for (const auto& [key, result] : latency->items()) {
+      if (text_at(result, {"verdict"}, "") != verdict) continue;
+      by += (by.empty() ? "p" : ", p") + percentile_label(key);
+    }
+  }
+  return by.empty() ? verdict : verdict + " (latency " + by + ")";
 }
 
 // Paragraphs in rule files are wrapped for the file; re-flow them for the output.
@@ -236,7 +252,7 @@ void probe(const Json& report, Writer& w) {
                                     ratio_text(at(job, {"iops_ratio"})),
                                     interval_text(at(job, {"iops_ci95"})),
                                     p_text(at(job, {"p_value"})),
-                                    text_at(job, {"verdict"}, "?")};
+                                    verdict_text(job)};
     table.add(row);
     rows.push_back(std::move(row));
   }

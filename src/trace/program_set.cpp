@@ -2,6 +2,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <array>
@@ -92,9 +94,21 @@ ProgramSet::Runs ProgramSet::runs_of(const std::string& name) const {
 }
 
 void ProgramSet::destroy_links() {
+  if (links_.empty()) return;
   for (auto* link : links_)
     bpf_link__destroy(link);
   links_.clear();
+  wait_for_running_programs();
+}
+
+// Destroying a link stops new runs, but a run already under way on another CPU may still be
+// between its map updates (a request's start entry deleted, its completion not yet counted):
+// reading the maps now would lose it. Tracepoint programs run inside an RCU read-side section,
+// and membarrier(MEMBARRIER_CMD_GLOBAL) returns after synchronize_rcu(); where it is refused
+// (nohz_full CPUs) a short sleep outlasts any program run by orders of magnitude.
+void ProgramSet::wait_for_running_programs() {
+  if (::syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return;
+  ::usleep(10000);
 }
 
 Status ProgramSet::attach() {

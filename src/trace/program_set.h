@@ -44,6 +44,7 @@ class ProgramSet {
   };
   Runs runs_of(const std::string& program) const;
   void destroy_links();
+  static void wait_for_running_programs();
 
   bpf_object* object_ = nullptr;  // owned by the skeleton
   std::string what_;

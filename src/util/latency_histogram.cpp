@@ -88,6 +88,15 @@ std::string percentile_key(double percentile) {
   return key;
 }
 
+std::string percentile_label(std::string key) {
+  if (key.find('.') != std::string::npos) {
+    while (key.ends_with('0'))
+      key.pop_back();
+    if (key.ends_with('.')) key.pop_back();
+  }
+  return key;
+}
+
 nlohmann::json latency_json(const LatencyHistogram& histogram) {
   nlohmann::json percentiles = nlohmann::json::object();
   for (const double p : kReportedPercentiles)

@@ -85,8 +85,9 @@ inline constexpr std::array<double, 17> kReportedPercentiles = {
 // Sampled every second of a probe job, so that a latency change can be tested like an IOPS one.
 inline constexpr std::array<double, 3> kPerSecondPercentiles = {50, 99, 99.9};
 
-// fio's key for a percentile: 99.9 -> "99.900000".
+// fio's key for a percentile: 99.9 -> "99.900000"; and back, as people write it: "99.9".
 std::string percentile_key(double percentile);
+std::string percentile_label(std::string key);
 
 // {min, max, mean, stddev, percentile{"1.000000": ns, ...}}, as fio's clat_ns / lat_ns.
 nlohmann::json latency_json(const LatencyHistogram& histogram);

@@ -117,6 +117,22 @@ changed = true
   EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"nvme0n1"});
 }
 
+TEST(EvaluateCheck, KeysWithDotsSubstituteIntoAbsolutePaths) {
+  const Json snapshot = Json::parse(R"({
+    "pci": {"devices": {"0000:01:00.0": {"link_degraded": true}, "0000:00:1f.2": {}}},
+    "extra": {"0000:01:00.0": {"storage": true}, "0000:00:1f.2": {"storage": true}}})");
+  const std::vector<Rule> rules = {rule_from(R"([[match]]
+each = "pci.devices.*"
+where = { "/extra.{key}.storage" = { equals = true } }
+value = "link_degraded"
+equals = true
+)")};
+  const auto findings = evaluate_check(rules, snapshot);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"0000:01:00.0"});
+  EXPECT_EQ(findings[0].evidence[0], "pci.devices.\"0000:01:00.0\".link_degraded = true");
+}
+
 TEST(Ranking, ProofAndProbeMovementOrderFindings) {
   const std::vector<Rule> rules = {rule_from("[[match]]\nvalue = \"x\"\nequals = 1\n",
                                              "magnitude = 0.2\nrelevance = \"low-iodepth\"\n"),

@@ -22,7 +22,9 @@ const Json kReport = Json::parse(R"({
   "probe": {"alpha": 0.01, "jobs": [
     {"name": "io_uring randread 4k qd16", "a": {"iops": 190000}, "b": {"iops": 120000},
      "iops_ratio": 0.63, "iops_ci95": [0.6, 0.66], "p_value": 0.0002, "verdict": "regression"},
-    {"name": "libaio randread 4k qd1", "verdict": "insufficient-samples", "reason": "3 and 3 per-second samples"}]},
+    {"name": "libaio randread 4k qd1", "verdict": "insufficient-samples", "reason": "3 and 3 per-second samples"},
+    {"name": "libaio randread 4k qd16", "verdict": "regression", "iops_verdict": "no-significant-change",
+     "latency": {"99.900000": {"verdict": "regression"}, "50.000000": {"verdict": "no-significant-change"}}}]},
   "changes": {"sysctl": [{"path": "sysctl.\"vm.swappiness\"", "a": 60, "b": 10}]},
   "kernel_config": {"groups": [{"name": "IOMMU", "changed": [{"symbol": "CONFIG_INTEL_IOMMU_DEFAULT_ON", "a": "n", "b": "y"}]}],
                     "other": {"count": 3, "by_prefix": {"DRM": 2, "NET": 1}}}
@@ -45,6 +47,7 @@ TEST(ReportText, RendersEveryPartInOrder) {
   EXPECT_LT(changes, config);
   EXPECT_NE(text.find("why: Every I/O maps its buffer."), std::string::npos) << "re-flowed";
   EXPECT_NE(text.find("0.600–0.660"), std::string::npos);
+  EXPECT_NE(text.find("regression (latency p99.9)"), std::string::npos) << text;
   EXPECT_NE(text.find("→ exit 1"), std::string::npos);
   EXPECT_NE(text.find("3 other symbols: DRM 2, NET 1"), std::string::npos);
   EXPECT_EQ(text.find("\033["), std::string::npos) << "no colour when asked for none";
