@@ -1,6 +1,7 @@
 #include "diff/probe_compare.h"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "diff/statistics.h"
@@ -67,25 +68,47 @@ bool enough_samples(std::size_t a, std::size_t b, double alpha) {
   return a >= 2 && b >= 2 && smallest_two_sided_p(a, b) < alpha;
 }
 
+// How far a re-run of the same job could plausibly move its median, as a factor: one run per side
+// shows only the noise inside each run, and the host's slower drift (other tenants, frequency,
+// an emulator's scheduling) moves a whole run. Lacking a second run, the spread of each run's
+// own per-second values stands in for the run-to-run spread: in kdrift's QEMU lab, 20 runs of one
+// scenario gave a run-to-run spread of log median IOPS of 0.13-0.15 and a mean within-run
+// coefficient of variation of 0.13-0.15. The change must exceed Student's t at alpha times the
+// pooled spread, in log terms; on quiet hardware (per-second CV of 1-2 %) that is below the 5 %
+// minimum effect and changes nothing.
+double run_to_run_allowance(const std::vector<double>& a, const std::vector<double>& b,
+                            double alpha) {
+  const double spread_a = coefficient_of_variation(a);
+  const double spread_b = coefficient_of_variation(b);
+  if (!std::isfinite(spread_a) || !std::isfinite(spread_b)) return 1;
+  const double degrees = static_cast<double>(a.size() + b.size()) - 2;
+  const double t = student_t_quantile(1 - alpha / 2, degrees);
+  return std::exp(t * std::sqrt(spread_a * spread_a + spread_b * spread_b));
+}
+
 // Ratio of medians b/a with its interval and test; "worse" is a ratio below 1 for IOPS and above
 // 1 for latency.
 Json ratio_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
                 bool higher_is_better) {
   const RatioInterval interval = bootstrap_median_ratio(a, b);
   const RankTest test = mann_whitney_u(a, b);
+  const double allowance = run_to_run_allowance(a, b, alpha);
   Json out = Json::object();
   if (std::isfinite(interval.estimate)) out["ratio"] = interval.estimate;
   if (std::isfinite(interval.low) && std::isfinite(interval.high)) {
     out["ci95"] = {interval.low, interval.high};
   }
   out["p_value"] = test.p_value;
+  out["noise_allowance"] = {1 / allowance, allowance};
   const bool significant = test.p_value < alpha;
   const bool lower = significant && interval.high < 1 && interval.estimate <= 1 - kMinimumEffect;
   const bool higher = significant && interval.low > 1 && interval.estimate >= 1 + kMinimumEffect;
-  if (lower || higher) {
+  const bool beyond_noise = interval.estimate < 1 / allowance || interval.estimate > allowance;
+  if ((lower || higher) && beyond_noise) {
     out["verdict"] = lower == higher_is_better ? "regression" : "improvement";
   } else {
     out["verdict"] = "no-significant-change";
+    if (lower || higher) out["within_run_to_run_noise"] = true;
   }
   return out;
 }
@@ -122,7 +145,7 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
     const auto seconds_b = latency_samples(stats_b, key);
     if (enough_samples(seconds_a.size(), seconds_b.size(), alpha)) {
       Json test = ratio_test(seconds_a, seconds_b, alpha, false);
-      for (const char* field : {"ci95", "p_value", "verdict"}) {
+      for (const char* field : {"ci95", "p_value", "noise_allowance", "verdict"}) {
         if (test.contains(field)) entry[field] = test[field];
       }
       latency_worse = latency_worse || test["verdict"] == "regression";
@@ -141,7 +164,17 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
   if (iops.contains("ratio")) out["iops_ratio"] = iops["ratio"];
   if (iops.contains("ci95")) out["iops_ci95"] = iops["ci95"];
   out["p_value"] = iops["p_value"];
+  out["iops_noise_allowance"] = iops["noise_allowance"];
   out["iops_verdict"] = iops["verdict"];
+  if (iops.contains("within_run_to_run_noise")) {
+    const double allowance = iops["noise_allowance"][1].get<double>();
+    char reason[200];
+    std::snprintf(reason, sizeof reason,
+                  "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, what "
+                  "their own spread says a re-run could move it",
+                  iops["ratio"].get<double>(), 1 / allowance, allowance);
+    out["reason"] = reason;
+  }
   // A job regressed when its throughput or a latency percentile did; a tail that grew while the
   // IOPS held is still a regression for a database.
   if (iops["verdict"] == "regression" || latency_worse) {

@@ -2,7 +2,8 @@
 // probe.regression's numbers: each job present in both snapshots, matched by name, compared on
 // its per-second IOPS samples: ratio of medians with a bootstrap 95 % confidence interval and a
 // two-sided Mann–Whitney U test. A job is a regression only when the test rejects at alpha, the
-// interval lies wholly below 1 and the median moved by at least kMinimumEffect; "no significant
+// interval lies wholly below 1, the median moved by at least kMinimumEffect and by more than the
+// runs' own spread says a re-run could move it (the run-to-run allowance); "no significant
 // change" and "too few samples to tell" are verdicts of their own.
 
 #include "snapshot/snapshot.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <numeric>
 #include <utility>
 
 namespace kdrift {
@@ -177,6 +178,47 @@ double kolmogorov_survival(double x) {
   return std::min(2 * sum, 1.0);
 }
 
+// The regularized incomplete beta function I_x(a, b) from its continued fraction, evaluated with
+// the modified Lentz method; the fraction converges fast for x < (a + 1) / (a + b + 2), and the
+// symmetry I_x(a, b) = 1 - I_(1-x)(b, a) covers the rest.
+double incomplete_beta_fraction(double x, double a, double b) {
+  constexpr int kMaxTerms = 300;
+  constexpr double kTiny = 1e-300;
+  constexpr double kTolerance = 1e-15;
+  auto guard = [](double value) { return std::fabs(value) < kTiny ? kTiny : value; };
+  double c = 1;
+  double d = 1 / guard(1 - (a + b) * x / (a + 1));
+  double fraction = d;
+  for (int m = 1; m <= kMaxTerms; ++m) {
+    const double even = m * (b - m) * x / ((a + 2.0 * m - 1) * (a + 2.0 * m));
+    d = 1 / guard(1 + even * d);
+    c = guard(1 + even / c);
+    fraction *= d * c;
+    const double odd = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1));
+    d = 1 / guard(1 + odd * d);
+    c = guard(1 + odd / c);
+    const double step = d * c;
+    fraction *= step;
+    if (std::fabs(step - 1) < kTolerance) break;
+  }
+  return fraction;
+}
+
+double regularized_incomplete_beta(double x, double a, double b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double log_front =
+      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  const double front = std::exp(log_front);
+  if (x < (a + 1) / (a + b + 2)) return front * incomplete_beta_fraction(x, a, b) / a;
+  return 1 - front * incomplete_beta_fraction(1 - x, b, a) / b;
+}
+
+double student_t_cdf(double t, double df) {
+  const double tail = 0.5 * regularized_incomplete_beta(df / (df + t * t), df / 2, 0.5);
+  return t >= 0 ? 1 - tail : tail;
+}
+
 // splitmix64: 64 bits of state, passes BigCrush, and is specified down to the bit, which is what
 // makes the bootstrap reproducible everywhere.
 class SplitMix64 {
@@ -302,6 +344,34 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& a, const std::ve
   std::sort(ratios.begin(), ratios.end());
   const double tail = (1 - confidence) / 2;
   return {estimate, quantile_sorted(ratios, tail), quantile_sorted(ratios, 1 - tail)};
+}
+
+double coefficient_of_variation(const std::vector<double>& values) {
+  if (values.size() < 2 || has_nan(values)) return kNaN;
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+  if (mean == 0) return kNaN;
+  double squares = 0;
+  for (const double value : values)
+    squares += (value - mean) * (value - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1)) / std::fabs(mean);
+}
+
+double student_t_quantile(double p, double df) {
+  if (!(df > 0) || !(p > 0 && p < 1)) return kNaN;
+  if (p == 0.5) return 0;
+  // The t distribution is symmetric: search the upper half and mirror.
+  const double upper = p > 0.5 ? p : 1 - p;
+  double low = 0;
+  double high = 1;
+  while (student_t_cdf(high, df) < upper)
+    high *= 2;
+  constexpr int kBisections = 200;
+  for (int step = 0; step < kBisections && high - low > 1e-12 * high; ++step) {
+    const double middle = (low + high) / 2;
+    (student_t_cdf(middle, df) < upper ? low : high) = middle;
+  }
+  const double quantile = (low + high) / 2;
+  return p > 0.5 ? quantile : -quantile;
 }
 
 }  // namespace kdrift

@@ -60,6 +60,17 @@ inline constexpr std::size_t kKolmogorovSmirnovExactMaxCells = 1'000'000;
 // Either sample empty or holding a NaN: statistic NaN, p_value 1.
 RankTest kolmogorov_smirnov(const std::vector<double>& a, const std::vector<double>& b);
 
+// Sample standard deviation (n - 1) over the mean: the spread of a run's per-second values
+// relative to their level. NaN with fewer than two values, a NaN, or a mean of 0.
+double coefficient_of_variation(const std::vector<double>& values);
+
+// The p-quantile of Student's t distribution with df degrees of freedom, found by bisection on
+// its distribution function (through the regularized incomplete beta function, evaluated by its
+// continued fraction); within 1e-8 of scipy.stats.t.ppf, whose own t.cdf puts these values
+// closer to p than its ppf. NaN when df <= 0 or p is outside
+// (0, 1).
+double student_t_quantile(double p, double df);
+
 struct RatioInterval {
   double estimate;
   double low;
