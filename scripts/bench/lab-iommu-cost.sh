@@ -52,12 +52,16 @@ echo
 echo "kdrift diff verdicts, each scenario against the no-iommu boot of the same round:"
 for round in $(seq "$rounds"); do
   for scenario in "${scenarios[@]:1}"; do
-    "$kdrift" diff "$work/no-iommu.$round.json" "$work/$scenario.$round.json" --format json |
-      python3 -c '
+    # Exit 1 means "findings at warning or above": a report all the same.
+    status=0
+    "$kdrift" diff "$work/no-iommu.$round.json" "$work/$scenario.$round.json" --format json \
+      > "$work/diff.json" || status=$?
+    [ "$status" -le 1 ] || { echo "kdrift diff failed ($status)" >&2; exit 1; }
+    python3 -c '
 import json, sys
 for job in json.load(sys.stdin)["probe"]["jobs"]:
     ratio, p = job.get("iops_ratio", float("nan")), job.get("p_value", float("nan"))
     print("  %-22s %-34s x%.2f p=%.4f %s" % (sys.argv[1], job["name"], ratio, p, job["verdict"]))
-' "round $round $scenario"
+' "round $round $scenario" < "$work/diff.json"
   done
 done

@@ -92,6 +92,24 @@ bool lines_contain(const Json& lines, const std::string& needle) {
   return false;
 }
 
+// Each needle must be in some line of lines (evidence or proof).
+void expect_lines_contain(const Json& lines, std::initializer_list<std::string> needles) {
+  for (const std::string& needle : needles) {
+    EXPECT_TRUE(lines_contain(lines, needle))
+        << "no line with '" << needle << "' in " << lines.dump(1);
+  }
+}
+
+// The report's most likely cause, which must be `id` at `severity`.
+const Json& expect_top_finding(const Json& report, const std::string& id,
+                               const std::string& severity) {
+  const Json& findings = report.at("findings");
+  if (findings.empty()) throw std::runtime_error("the report has no finding; expected " + id);
+  EXPECT_EQ(findings[0].at("id"), id) << finding_ids(report);
+  EXPECT_EQ(findings[0].at("severity"), severity) << finding_ids(report);
+  return findings[0];
+}
+
 const Json& job_named(const Json& snap, const std::string& name) {
   for (const Json& job : snap.at("probe").at("jobs")) {
     if (job.at("name") == name) return job;
@@ -137,20 +155,12 @@ bool report_probe_figures(const Json& report, const std::string& what) {
 TEST(Lab, StrictTranslationRanksFirstAgainstNoIommu) {
   REQUIRE_BOOTS("no-iommu", "intel-strict");
   const Json report = diff("no-iommu", "intel-strict");
-  ASSERT_FALSE(report.at("findings").empty());
-  const Json& top = report.at("findings")[0];
-  EXPECT_EQ(top.at("id"), "iommu.dma-translation") << finding_ids(report);
-  EXPECT_EQ(top.at("severity"), "critical");
+  const Json& top = expect_top_finding(report, "iommu.dma-translation", "critical");
   EXPECT_EQ(top.at("direction"), "regressed");
-  const Json& evidence = top.at("evidence");
-  EXPECT_TRUE(lines_contain(evidence, "iommu.devices[nvme0n1].mode: none → translated-strict"))
-      << evidence.dump(1);
-  EXPECT_TRUE(lines_contain(evidence, "iommu.devices[nvme0n1].domain_type: (absent) → DMA"))
-      << evidence.dump(1);
-  EXPECT_TRUE(lines_contain(evidence, "iommu.cmdline.intel_iommu: (absent) → on"))
-      << evidence.dump(1);
-  EXPECT_TRUE(lines_contain(evidence, "iommu.cmdline.\"iommu.strict\": (absent) → 1"))
-      << evidence.dump(1);
+  expect_lines_contain(top.at("evidence"), {"iommu.devices[nvme0n1].mode: none → translated-strict",
+                                            "iommu.devices[nvme0n1].domain_type: (absent) → DMA",
+                                            "iommu.cmdline.intel_iommu: (absent) → on",
+                                            "iommu.cmdline.\"iommu.strict\": (absent) → 1"});
   EXPECT_NE(find_finding(report, "iommu.cmdline"), nullptr) << finding_ids(report);
   EXPECT_NE(find_finding(report, "iommu.strict"), nullptr) << finding_ids(report);
 
@@ -161,8 +171,7 @@ TEST(Lab, StrictTranslationRanksFirstAgainstNoIommu) {
   for (const Json& job : snapshot("no-iommu").at("probe").at("jobs")) {
     EXPECT_EQ(job.at("trace").at("iommu").at("maps").get<double>(), 0) << job.at("name");
   }
-  EXPECT_TRUE(lines_contain(top.at("proof"), "trace.iommu.maps_per_io: 0.0 → 1.0"))
-      << top.at("proof").dump(1);
+  expect_lines_contain(top.at("proof"), {"trace.iommu.maps_per_io: 0.0 → 1.0"});
 
   // Whether the emulated IOMMU costs IOPS under TCG is measured, not assumed: the figure is
   // printed whatever it is, and only a significant drop may be called a regression.
@@ -172,27 +181,20 @@ TEST(Lab, StrictTranslationRanksFirstAgainstNoIommu) {
 TEST(Lab, LazyAgainstPassthroughReportsTheModeInEffect) {
   REQUIRE_BOOTS("intel-lazy", "intel-pt");
   const Json report = diff("intel-pt", "intel-lazy");
-  ASSERT_FALSE(report.at("findings").empty());
-  const Json& top = report.at("findings")[0];
-  EXPECT_EQ(top.at("id"), "iommu.dma-translation") << finding_ids(report);
-  EXPECT_EQ(top.at("severity"), "critical");
-  const Json& evidence = top.at("evidence");
-  EXPECT_TRUE(lines_contain(evidence, "iommu.devices[nvme0n1].mode: passthrough → translated-lazy"))
-      << evidence.dump(1);
-  EXPECT_TRUE(lines_contain(evidence, "iommu.devices[nvme0n1].domain_type: identity → DMA-FQ"))
-      << evidence.dump(1);
+  const Json& top = expect_top_finding(report, "iommu.dma-translation", "critical");
+  expect_lines_contain(top.at("evidence"),
+                       {"iommu.devices[nvme0n1].mode: passthrough → translated-lazy",
+                        "iommu.devices[nvme0n1].domain_type: identity → DMA-FQ"});
   const std::string explanation = top.at("explanation");
   for (const char* term : {"lazy", "DMA-FQ", "flush queue", "passthrough", "identity"}) {
     EXPECT_NE(explanation.find(term), std::string::npos) << "explanation lacks '" << term << "'";
   }
-  EXPECT_TRUE(lines_contain(top.at("proof"), "trace.iommu.maps_per_io: 0.0 → 1.0"))
-      << top.at("proof").dump(1);
+  expect_lines_contain(top.at("proof"), {"trace.iommu.maps_per_io: 0.0 → 1.0"});
   // Each side's own check names its mode: lazy is flagged, passthrough is not.
   const Json lazy_check = check("intel-lazy");
   const Json* lazy = find_finding(lazy_check, "iommu.dma-translation");
   ASSERT_NE(lazy, nullptr);
-  EXPECT_TRUE(lines_contain(lazy->at("evidence"), "iommu.devices[nvme0n1].mode = translated-lazy"))
-      << lazy->at("evidence").dump(1);
+  expect_lines_contain(lazy->at("evidence"), {"iommu.devices[nvme0n1].mode = translated-lazy"});
   const Json passthrough_check = check("intel-pt");
   EXPECT_EQ(find_finding(passthrough_check, "iommu.dma-translation"), nullptr);
   report_probe_figures(report, "intel-pt -> intel-lazy");
@@ -207,14 +209,12 @@ TEST(Lab, PollQueuesRemovedUnderIopoll) {
   const Json* iopoll = find_finding(report, "io_uring.iopoll-unsupported");
   ASSERT_NE(queues, nullptr);
   ASSERT_NE(iopoll, nullptr) << finding_ids(report);
-  EXPECT_TRUE(lines_contain(queues->at("evidence"), "nvme.controllers.nvme0.queues.poll: 2 → 0"));
+  expect_lines_contain(queues->at("evidence"), {"nvme.controllers.nvme0.queues.poll: 2 → 0"});
   // 6.1 without poll queues: IOPOLL "works" and the hardware queues show it never polled.
-  EXPECT_TRUE(lines_contain(iopoll->at("evidence"),
-                            "probe.capabilities.io_uring+iopoll.status: ok → ok-without-polling"))
-      << iopoll->at("evidence").dump(1);
-  EXPECT_TRUE(lines_contain(iopoll->at("proof"), "trace.nvme.poll_queue_completions"))
-      << iopoll->at("proof").dump(1);
-  EXPECT_TRUE(lines_contain(iopoll->at("proof"), "→ 0")) << iopoll->at("proof").dump(1);
+  expect_lines_contain(iopoll->at("evidence"),
+                       {"probe.capabilities.io_uring+iopoll.status: ok → ok-without-polling"});
+  expect_lines_contain(iopoll->at("proof"), {"trace.nvme.poll_queue_completions"});
+  expect_lines_contain(iopoll->at("proof"), {"→ 0"});
 
   const Json polled = job_named(snapshot("poll-queues-2"), "io_uring+iopoll randread 4k qd16");
   const Json fallback = job_named(snapshot("poll-queues-0"), "io_uring+iopoll randread 4k qd16");
@@ -244,10 +244,8 @@ TEST(Lab, IopollWithoutPollQueuesFallsBackOn61AndFailsOn612) {
   ASSERT_NE(iopoll, nullptr) << finding_ids(report);
   EXPECT_EQ(report.at("findings")[0].at("id"), "io_uring.iopoll-unsupported")
       << finding_ids(report);
-  EXPECT_TRUE(
-      lines_contain(iopoll->at("evidence"),
-                    "probe.capabilities.io_uring+iopoll.status: ok-without-polling → failed"))
-      << iopoll->at("evidence").dump(1);
+  expect_lines_contain(iopoll->at("evidence"),
+                       {"probe.capabilities.io_uring+iopoll.status: ok-without-polling → failed"});
   const std::string explanation = iopoll->at("explanation");
   EXPECT_NE(explanation.find("EOPNOTSUPP"), std::string::npos);
   EXPECT_NE(explanation.find("silently"), std::string::npos);
@@ -259,8 +257,8 @@ TEST(Lab, IopollWithoutPollQueuesFallsBackOn61AndFailsOn612) {
   const Json* alone_new = find_finding(new_check, "io_uring.iopoll-unsupported");
   ASSERT_NE(alone_old, nullptr);
   ASSERT_NE(alone_new, nullptr);
-  EXPECT_TRUE(lines_contain(alone_old->at("evidence"), "ok-without-polling"));
-  EXPECT_TRUE(lines_contain(alone_new->at("evidence"), "EOPNOTSUPP"));
+  expect_lines_contain(alone_old->at("evidence"), {"ok-without-polling"});
+  expect_lines_contain(alone_new->at("evidence"), {"EOPNOTSUPP"});
 }
 
 TEST(Lab, SameScenarioBootedTwiceFindsNothing) {
@@ -306,11 +304,9 @@ TEST(Lab, AmdIommuTranslatesStrictly) {
   const Json amd_check = check("amd-iommu");
   const Json* translation = find_finding(amd_check, "iommu.dma-translation");
   ASSERT_NE(translation, nullptr);
-  EXPECT_TRUE(
-      lines_contain(translation->at("evidence"), "iommu.devices[nvme0n1].mode = translated-strict"))
-      << translation->at("evidence").dump(1);
-  EXPECT_TRUE(lines_contain(translation->at("evidence"), "domain_type = DMA"))
-      << translation->at("evidence").dump(1);
+  expect_lines_contain(translation->at("evidence"),
+                       {"iommu.devices[nvme0n1].mode = translated-strict"});
+  expect_lines_contain(translation->at("evidence"), {"domain_type = DMA"});
 }
 
 }  // namespace
