@@ -374,4 +374,17 @@ double student_t_quantile(double p, double df) {
   return p > 0.5 ? quantile : -quantile;
 }
 
+double normal_quantile(double p) {
+  if (!(p > 0 && p < 1)) return kNaN;
+  const auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::numbers::sqrt2); };
+  double low = -40;
+  double high = 40;
+  constexpr int kBisections = 200;
+  for (int step = 0; step < kBisections && high - low > 1e-14; ++step) {
+    const double middle = (low + high) / 2;
+    (cdf(middle) < p ? low : high) = middle;
+  }
+  return (low + high) / 2;
+}
+
 }  // namespace kdrift

@@ -71,6 +71,10 @@ double coefficient_of_variation(const std::vector<double>& values);
 // (0, 1).
 double student_t_quantile(double p, double df);
 
+// The p-quantile of the standard normal distribution, by bisection on std::erfc; within 1e-12 of
+// scipy.stats.norm.ppf. NaN when p is outside (0, 1).
+double normal_quantile(double p);
+
 struct RatioInterval {
   double estimate;
   double low;

@@ -324,5 +324,16 @@ TEST(CoefficientOfVariation, SampleSpreadOverMean) {
   EXPECT_TRUE(std::isnan(coefficient_of_variation({1, std::nan("")})));
 }
 
+TEST(NormalQuantile, MatchesScipy) {
+  // scipy.stats.norm.ppf(p), scipy 1.10.
+  EXPECT_NEAR(normal_quantile(0.995), 2.5758293035489004, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.99), 2.3263478740408408, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.001), -3.090232306167813, 1e-12);
+  EXPECT_NEAR(normal_quantile(1e-10), -6.361340902404056, 1e-10);
+  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-13);
+  EXPECT_TRUE(std::isnan(normal_quantile(0)));
+  EXPECT_TRUE(std::isnan(normal_quantile(1)));
+}
+
 }  // namespace
 }  // namespace kdrift

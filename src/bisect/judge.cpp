@@ -1,0 +1,106 @@
+#include "bisect/judge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "diff/statistics.h"
+
+namespace kdrift {
+namespace {
+
+// Power the calibration asks of a candidate at max_samples: a step it cannot see 9 times in 10
+// even there is refused. Most candidates are decided well before max_samples.
+constexpr double kPower = 0.90;
+// Asymptotic efficiency of the Mann-Whitney test against the t test under normal noise (3/pi):
+// the rank test needs 1/0.955 times the samples.
+constexpr double kRankEfficiency = 3 / 3.14159265358979323846;
+
+double rank_p(const std::vector<double>& a, const std::vector<double>& b) {
+  return std::min(mann_whitney_u(a, b).p_value, kolmogorov_smirnov(a, b).p_value);
+}
+
+template <class... Numbers>
+std::string format(const char* pattern, Numbers... numbers) {
+  char text[256];
+  std::snprintf(text, sizeof text, pattern, numbers...);
+  return text;
+}
+
+}  // namespace
+
+const char* verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kGood:
+      return "good";
+    case Verdict::kBad:
+      return "bad";
+    case Verdict::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+Judgement judge(const std::vector<double>& samples, const std::vector<double>& good,
+                const std::vector<double>& bad, double alpha) {
+  Judgement out;
+  out.median = median(samples);
+  if (samples.empty() || good.empty() || bad.empty()) {
+    out.reason = "no samples to compare";
+    return out;
+  }
+  out.p_vs_good = rank_p(samples, good);
+  out.p_vs_bad = rank_p(samples, bad);
+  const double good_median = median(good);
+  const double bad_median = median(bad);
+  const double midpoint = (good_median + bad_median) / 2;
+  const bool bad_side = (out.median - midpoint) * (bad_median - midpoint) > 0;
+  const std::string numbers =
+      format("median %.6g (good %.6g, bad %.6g); p against good %.3g, against bad %.3g; n = %zu",
+             out.median, good_median, bad_median, out.p_vs_good, out.p_vs_bad, samples.size());
+  if (bad_side && out.p_vs_good < alpha) {
+    out.verdict = Verdict::kBad;
+    out.reason = "differs from good, on the bad side: " + numbers;
+  } else if (!bad_side && out.p_vs_bad < alpha) {
+    out.verdict = Verdict::kGood;
+    out.reason = "differs from bad, on the good side: " + numbers;
+  } else {
+    out.reason = "not yet told apart: " + numbers;
+  }
+  return out;
+}
+
+Calibration calibrate(const std::vector<double>& good, const std::vector<double>& bad, double alpha,
+                      int max_samples) {
+  Calibration out;
+  out.cv_good = coefficient_of_variation(good);
+  out.cv_bad = coefficient_of_variation(bad);
+  const double good_median = median(good);
+  const double bad_median = median(bad);
+  if (good.size() < 2 || bad.size() < 2 || !(good_median > 0) || !(bad_median > 0)) {
+    out.reason = "the endpoints need at least two positive samples each";
+    return out;
+  }
+  out.effect = std::fabs(std::log(bad_median / good_median));
+  out.p_endpoints = rank_p(good, bad);
+  const double spread = std::sqrt((out.cv_good * out.cv_good + out.cv_bad * out.cv_bad) / 2);
+  const double z = normal_quantile(1 - alpha / 2) + normal_quantile(kPower);
+  const double per_side = 1.0 / max_samples + 1.0 / static_cast<double>(good.size());
+  out.resolvable_effect = z * spread * std::sqrt(per_side / kRankEfficiency);
+  const std::string numbers = format(
+      "good median %.6g, bad median %.6g: effect %.1f %%; noise (CV) %.1f %%; resolvable with %d "
+      "samples a candidate: %.1f %%; endpoints p = %.3g",
+      good_median, bad_median, 100 * out.effect, 100 * spread, max_samples,
+      100 * out.resolvable_effect, out.p_endpoints);
+  if (out.p_endpoints >= alpha) {
+    out.reason = "good and bad do not differ at alpha: " + numbers;
+  } else if (out.effect < out.resolvable_effect) {
+    out.reason = "the change is smaller than the noise lets a bisect resolve: " + numbers;
+  } else {
+    out.resolvable = true;
+    out.reason = numbers;
+  }
+  return out;
+}
+
+}  // namespace kdrift

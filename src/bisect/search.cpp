@@ -1,0 +1,200 @@
+#include "bisect/search.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace kdrift {
+namespace {
+
+Action measure(std::size_t candidate, int samples, Action::Purpose purpose, bool fresh_boot,
+               std::string why) {
+  Action action;
+  action.kind = Action::Kind::kMeasure;
+  action.purpose = purpose;
+  action.candidate = candidate;
+  action.samples = samples;
+  action.fresh_boot = fresh_boot;
+  action.why = std::move(why);
+  return action;
+}
+
+Action finish(Action::Kind kind, std::string why) {
+  Action action;
+  action.kind = kind;
+  action.why = std::move(why);
+  return action;
+}
+
+int missing(const std::vector<double>& have, int want) {
+  return std::max(0, want - static_cast<int>(have.size()));
+}
+
+}  // namespace
+
+Search::Search(std::size_t count, std::size_t good, std::size_t bad, SearchConfig config)
+    : states_(count), good_(good), bad_(bad), config_(config) {
+  if (good >= count || bad >= count || good >= bad) {
+    throw std::invalid_argument("bisect search: the good candidate must come before the bad one");
+  }
+}
+
+bool Search::skipped(const CandidateState& state, const SearchConfig& config) {
+  if (state.crashes >= config.max_attempts) return true;
+  return state.judgement && state.judgement->verdict == Verdict::kUnknown &&
+         static_cast<int>(state.samples.size()) >= config.max_samples;
+}
+
+double Search::judgement_alpha() const {
+  const int looks =
+      1 + std::max(0, (config_.max_samples - config_.first_samples + config_.more_samples - 1) /
+                          config_.more_samples);
+  const auto between = static_cast<double>(bad_ - good_ - 1);
+  const double visits = std::max(1.0, std::ceil(std::log2(between + 1)));
+  constexpr double kTests = 2;  // the smaller of two p-values is taken
+  return config_.alpha / (kTests * looks * visits);
+}
+
+std::optional<Calibration> Search::calibration() const {
+  if (missing(bad_reference(), config_.reference_samples) > 0 ||
+      missing(good_reference(), config_.reference_samples) > 0) {
+    return std::nullopt;
+  }
+  return calibrate(good_reference(), bad_reference(), judgement_alpha(), config_.max_samples);
+}
+
+std::pair<std::size_t, std::size_t> Search::bounds() const {
+  auto verdict_of = [&](std::size_t i) {
+    if (i == good_) return Verdict::kGood;
+    if (i == bad_) return Verdict::kBad;
+    const auto& judgement = states_[i].judgement;
+    return judgement ? judgement->verdict : Verdict::kUnknown;
+  };
+  std::size_t high = bad_;
+  for (std::size_t i = good_ + 1; i < bad_; ++i) {
+    if (verdict_of(i) == Verdict::kBad) {
+      high = i;
+      break;
+    }
+  }
+  std::size_t low = good_;
+  for (std::size_t i = high; i-- > good_ + 1;) {
+    if (verdict_of(i) == Verdict::kGood) {
+      low = i;
+      break;
+    }
+  }
+  return {low, high};
+}
+
+std::optional<std::size_t> Search::middle(std::size_t low, std::size_t high) const {
+  std::optional<std::size_t> best;
+  const double centre = (static_cast<double>(low) + static_cast<double>(high)) / 2;
+  for (std::size_t i = low + 1; i < high; ++i) {
+    if (skipped(states_[i], config_)) continue;
+    if (!best || std::fabs(static_cast<double>(i) - centre) <
+                     std::fabs(static_cast<double>(*best) - centre)) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+Action Search::next() const {
+  for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
+    const CandidateState& endpoint = states_[index];
+    if (endpoint.crashes >= config_.max_attempts) {
+      return finish(Action::Kind::kRefused,
+                    std::string("the ") + name + " endpoint did not come back from its boots");
+    }
+    if (const int more = missing(endpoint.samples, config_.reference_samples); more > 0) {
+      return measure(index, more, Action::Purpose::kReference, false,
+                     std::string("reference samples on the ") + name + " endpoint");
+    }
+  }
+  const auto calibrated = calibration();
+  if (!calibrated->resolvable) return finish(Action::Kind::kRefused, calibrated->reason);
+
+  const auto [low, high] = bounds();
+  if (const auto candidate = middle(low, high)) {
+    const CandidateState& state = states_[*candidate];
+    const std::string left = std::to_string(high - low - 1) + " candidates left";
+    if (const int more = missing(state.samples, config_.first_samples); more > 0) {
+      return measure(*candidate, more, Action::Purpose::kBisect, true, "bisect: " + left);
+    }
+    const int more = std::min(config_.more_samples,
+                              config_.max_samples - static_cast<int>(state.samples.size()));
+    return measure(*candidate, more, Action::Purpose::kBisect, false,
+                   "bisect: not yet told apart, more samples; " + left);
+  }
+  const CandidateState& culprit = states_[high];
+  if (!culprit.retested && culprit.crashes < config_.max_attempts) {
+    return measure(high, missing(culprit.retest_samples, config_.first_samples),
+                   Action::Purpose::kRetest, culprit.retest_samples.empty(),
+                   "retest: the culprit on a fresh boot");
+  }
+  if (culprit.retest_confirmed) {
+    return finish(Action::Kind::kDone, "first bad found and confirmed by its retest");
+  }
+  return finish(Action::Kind::kDone, culprit.retested
+                                         ? "first bad found; its retest alone was not conclusive"
+                                         : "first bad found; its retest did not boot");
+}
+
+void Search::rejudge(std::size_t candidate) {
+  CandidateState& state = states_[candidate];
+  if (candidate == good_ || candidate == bad_) return;
+  if (static_cast<int>(state.samples.size()) < config_.first_samples) return;
+  state.judgement = judge(state.samples, good_reference(), bad_reference(), judgement_alpha());
+}
+
+void Search::add_samples(std::size_t candidate, const std::vector<double>& values) {
+  const Action expected = next();
+  CandidateState& state = states_.at(candidate);
+  const bool retest = expected.kind == Action::Kind::kMeasure &&
+                      expected.purpose == Action::Purpose::kRetest &&
+                      expected.candidate == candidate;
+  if (!retest) {
+    state.samples.insert(state.samples.end(), values.begin(), values.end());
+    // New reference samples change every judgement made against them.
+    if (candidate == good_ || candidate == bad_) {
+      for (std::size_t i = 0; i < states_.size(); ++i)
+        rejudge(i);
+    } else {
+      rejudge(candidate);
+    }
+    return;
+  }
+  state.retest_samples.insert(state.retest_samples.end(), values.begin(), values.end());
+  if (static_cast<int>(state.retest_samples.size()) < config_.first_samples) return;
+  state.retested = true;
+  const Judgement fresh =
+      judge(state.retest_samples, good_reference(), bad_reference(), judgement_alpha());
+  state.retest_confirmed = fresh.verdict == Verdict::kBad;
+  if (!state.retest_confirmed) {
+    // The fresh boot disagrees or cannot tell: everything measured on it decides.
+    state.samples.insert(state.samples.end(), state.retest_samples.begin(),
+                         state.retest_samples.end());
+    rejudge(candidate);
+  }
+}
+
+void Search::add_crash(std::size_t candidate) {
+  ++states_.at(candidate).crashes;
+}
+
+std::optional<std::size_t> Search::first_bad() const {
+  if (next().kind != Action::Kind::kDone) return std::nullopt;
+  return bounds().second;
+}
+
+std::vector<std::size_t> Search::could_also_be() const {
+  std::vector<std::size_t> skipped_between;
+  if (!first_bad()) return skipped_between;
+  const auto [low, high] = bounds();
+  for (std::size_t i = low + 1; i < high; ++i) {
+    if (skipped(states_[i], config_)) skipped_between.push_back(i);
+  }
+  return skipped_between;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,110 @@
+#include "bisect/search.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "bisect/simulation.h"
+
+namespace kdrift {
+namespace {
+
+DriveResult drive(Search& search, const std::function<double(std::size_t, int)>& sample,
+                  const std::set<std::size_t>& crashing = {}) {
+  return drive_search(
+      search, [&](std::size_t candidate) { return !crashing.contains(candidate); }, sample);
+}
+
+// A step at culprit with a small deterministic wobble (1 %), so the tests' outcomes are exact.
+std::function<double(std::size_t, int)> step_at(std::size_t culprit, double drop) {
+  return [culprit, drop](std::size_t candidate, int i) {
+    const double level = candidate >= culprit ? 100 * (1 - drop) : 100;
+    return level * (1 + 0.002 * ((i % 11) - 5));
+  };
+}
+
+TEST(Search, FindsTheStepInLog2Boots) {
+  for (const std::size_t culprit : {1u, 7u, 20u, 31u}) {
+    Search search(32, 0, 31);
+    const DriveResult run = drive(search, step_at(culprit, 0.10));
+    ASSERT_EQ(run.last.kind, Action::Kind::kDone) << run.last.why;
+    ASSERT_TRUE(search.first_bad());
+    EXPECT_EQ(*search.first_bad(), culprit);
+    EXPECT_TRUE(search.state(culprit).retest_confirmed || culprit == 31);
+    // Two references, a binary search over 30 candidates (5 boots), the retest.
+    EXPECT_LE(run.boots, 2 + 5 + 1) << "culprit " << culprit;
+    EXPECT_TRUE(search.could_also_be().empty());
+  }
+}
+
+TEST(Search, ReferencesComeFirstBadEndpointFirst) {
+  Search search(10, 0, 9);
+  Action action = search.next();
+  EXPECT_EQ(action.purpose, Action::Purpose::kReference);
+  EXPECT_EQ(action.candidate, 9u);
+  EXPECT_EQ(action.samples, SearchConfig{}.reference_samples);
+  search.add_samples(9, std::vector<double>(30, 90.0));
+  action = search.next();
+  EXPECT_EQ(action.candidate, 0u);
+}
+
+TEST(Search, ACandidateThatNeverBootsIsSkippedAndNamedAsPossible) {
+  Search search(16, 0, 15);
+  const DriveResult run = drive(search, step_at(8, 0.10), {8});
+  ASSERT_EQ(run.last.kind, Action::Kind::kDone) << run.last.why;
+  EXPECT_EQ(*search.first_bad(), 9u);
+  EXPECT_EQ(search.could_also_be(), std::vector<std::size_t>{8});
+  EXPECT_EQ(search.state(8).crashes, SearchConfig{}.max_attempts);
+}
+
+TEST(Search, NoiseItCannotResolveIsRefusedWithTheNumbers) {
+  Search search(16, 0, 15);
+  // A 1 % step under a 10 % wobble.
+  const DriveResult run = drive(search, [](std::size_t candidate, int i) {
+    return (candidate >= 8 ? 99.0 : 100.0) * (1 + 0.05 * ((i * 7 % 11) - 5) / 5.0);
+  });
+  EXPECT_EQ(run.last.kind, Action::Kind::kRefused);
+  EXPECT_NE(run.last.why.find("noise"), std::string::npos) << run.last.why;
+  EXPECT_FALSE(search.first_bad());
+}
+
+TEST(Search, AnEndpointThatNeverBootsIsRefused) {
+  Search search(8, 0, 7);
+  const DriveResult run = drive(search, step_at(4, 0.10), {7});
+  EXPECT_EQ(run.last.kind, Action::Kind::kRefused);
+  EXPECT_NE(run.last.why.find("bad endpoint"), std::string::npos) << run.last.why;
+}
+
+TEST(Search, SameRecordsGiveTheSameNextStep) {
+  // What a replayed journal relies on: the plan is a function of what was recorded.
+  Search first(16, 0, 15);
+  Search second(16, 0, 15);
+  const auto sample = step_at(5, 0.10);
+  for (int step = 0; step < 6; ++step) {
+    const Action a = first.next();
+    const Action b = second.next();
+    ASSERT_EQ(a.kind, Action::Kind::kMeasure);
+    EXPECT_EQ(a.candidate, b.candidate);
+    EXPECT_EQ(a.samples, b.samples);
+    std::vector<double> values;
+    for (int i = 0; i < a.samples; ++i)
+      values.push_back(sample(a.candidate, i));
+    first.add_samples(a.candidate, values);
+    second.add_samples(b.candidate, values);
+  }
+}
+
+TEST(Search, JudgementAlphaSharesTheBisectsAlpha) {
+  // 62 candidates between the endpoints: 6 visits; samples 5, 10, ..., 30: 6 looks; 2 tests.
+  const Search search(64, 0, 63);
+  EXPECT_NEAR(search.judgement_alpha(), 0.01 / (2 * 6 * 6), 1e-15);
+}
+
+TEST(Search, GoodMustComeBeforeBad) {
+  EXPECT_THROW(Search(4, 3, 1), std::invalid_argument);
+  EXPECT_THROW(Search(4, 0, 4), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace kdrift

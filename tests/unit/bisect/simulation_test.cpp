@@ -1,0 +1,33 @@
+#include "bisect/simulation.h"
+
+#include <gtest/gtest.h>
+
+namespace kdrift {
+namespace {
+
+TEST(Simulation, ClearStepsAreFoundInLog2PlusThreeBoots) {
+  const SimulationSetting setting{32, 0.20, 0.02, 0.0, 40, 7};
+  const SimulationResult ours = simulate_search(setting, SearchConfig{});
+  EXPECT_EQ(ours.bisects, 40);
+  EXPECT_EQ(ours.wrong, 0);
+  EXPECT_EQ(ours.refused, 0);
+  EXPECT_LE(ours.median_boots, 5 + 3);  // ceil(log2 30) + 3
+}
+
+TEST(Simulation, SingleSampleBaselineIsFooledByNoiseWhereTheSearchIsNot) {
+  const SimulationSetting setting{32, 0.10, 0.05, 0.0, 60, 11};
+  const SimulationResult ours = simulate_search(setting, SearchConfig{});
+  const SimulationResult single = simulate_single_sample(setting);
+  EXPECT_EQ(ours.wrong, 0);
+  EXPECT_GT(single.wrong, 10);  // ~70 % in the full run of scripts/bench/bisect-sim
+}
+
+TEST(Simulation, CrashingCandidatesAreSkippedNotCountedAsBad) {
+  const SimulationSetting setting{32, 0.20, 0.02, 0.2, 40, 3};
+  const SimulationResult ours = simulate_search(setting, SearchConfig{});
+  EXPECT_EQ(ours.wrong, 0);
+  EXPECT_GT(ours.ambiguous + ours.bisects, 0);
+}
+
+}  // namespace
+}  // namespace kdrift
