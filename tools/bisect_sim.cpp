@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   const int bisects = argc > 1 ? std::atoi(argv[1]) : 1000;
   const int candidates = argc > 2 ? std::atoi(argv[2]) : 64;
   if (bisects < 1 || candidates < 3) {
-    std::fprintf(stderr, "usage: %s [BISECTS >= 1 [CANDIDATES >= 3]]\n", argv[0]);
+    (void)std::fprintf(stderr, "usage: %s [BISECTS >= 1 [CANDIDATES >= 3]]\n", argv[0]);
     return 2;
   }
   const int log2_boots = static_cast<int>(std::ceil(std::log2(candidates - 2)));

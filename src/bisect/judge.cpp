@@ -23,7 +23,7 @@ double rank_p(const std::vector<double>& a, const std::vector<double>& b) {
 template <class... Numbers>
 std::string format(const char* pattern, Numbers... numbers) {
   char text[256];
-  std::snprintf(text, sizeof text, pattern, numbers...);
+  (void)std::snprintf(text, sizeof text, pattern, numbers...);
   return text;
 }
 

@@ -94,6 +94,7 @@ DriveResult drive_search(Search& search, const std::function<bool(std::size_t)>&
       }
     }
     std::vector<double> values;
+    values.reserve(static_cast<std::size_t>(action.samples));
     for (int i = 0; i < action.samples; ++i)
       values.push_back(sample(action.candidate, i));
     out.samples += action.samples;

@@ -169,10 +169,11 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
   if (iops.contains("within_run_to_run_noise")) {
     const double allowance = iops["noise_allowance"][1].get<double>();
     char reason[200];
-    std::snprintf(reason, sizeof reason,
-                  "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, what "
-                  "their own spread says a re-run could move it",
-                  iops["ratio"].get<double>(), 1 / allowance, allowance);
+    (void)std::snprintf(
+        reason, sizeof reason,
+        "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, what "
+        "their own spread says a re-run could move it",
+        iops["ratio"].get<double>(), 1 / allowance, allowance);
     out["reason"] = reason;
   }
   // A job regressed when its throughput or a latency percentile did; a tail that grew while the

@@ -348,7 +348,8 @@ RatioInterval bootstrap_median_ratio(const std::vector<double>& a, const std::ve
 
 double coefficient_of_variation(const std::vector<double>& values) {
   if (values.size() < 2 || has_nan(values)) return kNaN;
-  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / values.size();
+  const double mean =
+      std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
   if (mean == 0) return kNaN;
   double squares = 0;
   for (const double value : values)
