@@ -39,6 +39,8 @@ Search::Search(std::size_t count, std::size_t good, std::size_t bad, SearchConfi
 }
 
 bool Search::skipped(const CandidateState& state, const SearchConfig& config) {
+  if (state.declared_skip) return true;
+  if (state.declared) return false;
   if (state.crashes >= config.max_attempts) return true;
   return state.judgement && state.judgement->verdict == Verdict::kUnknown &&
          static_cast<int>(state.samples.size()) >= config.max_samples;
@@ -66,8 +68,9 @@ std::pair<std::size_t, std::size_t> Search::bounds() const {
   auto verdict_of = [&](std::size_t i) {
     if (i == good_) return Verdict::kGood;
     if (i == bad_) return Verdict::kBad;
-    const auto& judgement = states_[i].judgement;
-    return judgement ? judgement->verdict : Verdict::kUnknown;
+    const CandidateState& state = states_[i];
+    if (state.declared) return *state.declared;
+    return state.judgement ? state.judgement->verdict : Verdict::kUnknown;
   };
   std::size_t high = bad_;
   for (std::size_t i = good_ + 1; i < bad_; ++i) {
@@ -100,6 +103,7 @@ std::optional<std::size_t> Search::middle(std::size_t low, std::size_t high) con
 }
 
 Action Search::next() const {
+  if (config_.declared) return next_declared();
   for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
     const CandidateState& endpoint = states_[index];
     if (endpoint.crashes >= config_.max_attempts) {
@@ -180,6 +184,22 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
 
 void Search::add_crash(std::size_t candidate) {
   ++states_.at(candidate).crashes;
+}
+
+void Search::declare(std::size_t candidate, Verdict verdict) {
+  CandidateState& state = states_.at(candidate);
+  state.declared_skip = verdict == Verdict::kUnknown;
+  state.declared.reset();
+  if (!state.declared_skip) state.declared = verdict;
+}
+
+Action Search::next_declared() const {
+  const auto [low, high] = bounds();
+  if (const auto candidate = middle(low, high)) {
+    return measure(*candidate, 0, Action::Purpose::kBisect, true,
+                   "test this candidate: " + std::to_string(high - low - 1) + " left");
+  }
+  return finish(Action::Kind::kDone, "first bad found");
 }
 
 std::optional<std::size_t> Search::first_bad() const {

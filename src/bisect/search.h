@@ -30,6 +30,10 @@ struct SearchConfig {
   int more_samples = 5;        // each further round while unknown
   int max_samples = 30;        // then it is skipped as unknown
   int max_attempts = 2;        // boots that did not come back before it is skipped as crashed
+  // Verdicts come from the user (`good`, `bad`, `skip`) or a command's exit status (`run`), or a
+  // finding present or absent (a functional bisect): exact, so no references, no calibration,
+  // no retest. Each candidate is asked once.
+  bool declared = false;
 };
 
 struct Action {
@@ -50,6 +54,8 @@ struct CandidateState {
   bool retest_confirmed = false;  // the fresh boot judged it bad on its own samples
   int crashes = 0;
   std::optional<Judgement> judgement;  // of samples, once there are first_samples of them
+  std::optional<Verdict> declared;     // said by the user or a command; overrides judgement
+  bool declared_skip = false;          // the user or the command said it cannot be tested
 };
 
 class Search {
@@ -62,6 +68,8 @@ class Search {
   void add_samples(std::size_t candidate, const std::vector<double>& values);
   // The candidate's boot did not come back (hang, panic, another kernel booted).
   void add_crash(std::size_t candidate);
+  // A verdict said for the candidate: kGood or kBad, or kUnknown for "skip" (cannot be tested).
+  void declare(std::size_t candidate, Verdict verdict);
 
   const CandidateState& state(std::size_t candidate) const { return states_.at(candidate); }
   std::size_t size() const { return states_.size(); }
@@ -79,6 +87,7 @@ class Search {
   // The newest good and the oldest bad after it, from every judgement so far.
   std::pair<std::size_t, std::size_t> bounds() const;
   std::optional<std::size_t> middle(std::size_t low, std::size_t high) const;
+  Action next_declared() const;
   const std::vector<double>& good_reference() const { return states_[good_].samples; }
   const std::vector<double>& bad_reference() const { return states_[bad_].samples; }
   void rejudge(std::size_t candidate);

@@ -1,0 +1,171 @@
+#include "bisect/session.h"
+
+#include <optional>
+
+#include "snapshot/json_access.h"
+
+namespace kdrift {
+namespace {
+
+Json candidate_json(const Candidate& candidate) {
+  Json out = {{"name", candidate.name}};
+  for (const auto& [key, value] :
+       {std::pair{"kernel", &candidate.kernel}, std::pair{"initrd", &candidate.initrd},
+        std::pair{"append", &candidate.append}, std::pair{"release", &candidate.release}}) {
+    if (!value->empty()) out[key] = *value;
+  }
+  return out;
+}
+
+Json config_json(const SearchConfig& config) {
+  return {{"alpha", config.alpha},
+          {"reference_samples", config.reference_samples},
+          {"first_samples", config.first_samples},
+          {"more_samples", config.more_samples},
+          {"max_samples", config.max_samples},
+          {"max_attempts", config.max_attempts},
+          {"declared", config.declared}};
+}
+
+// Reads the settings back; a missing key keeps the default (journals of older kdrift versions).
+std::optional<SearchConfig> config_from(const Json& node) {
+  SearchConfig config;
+  if (!node.is_object()) return std::nullopt;
+  config.alpha = number_member(node, "alpha").value_or(config.alpha);
+  for (const auto& [key, field] : {std::pair{"reference_samples", &config.reference_samples},
+                                   std::pair{"first_samples", &config.first_samples},
+                                   std::pair{"more_samples", &config.more_samples},
+                                   std::pair{"max_samples", &config.max_samples},
+                                   std::pair{"max_attempts", &config.max_attempts}}) {
+    const double value = number_member(node, key).value_or(*field);
+    if (value < 1 || value > 100000 || value != static_cast<int>(value)) return std::nullopt;
+    *field = static_cast<int>(value);
+  }
+  if (!(config.alpha > 0 && config.alpha < 1)) return std::nullopt;
+  if (const Json* declared = member(node, "declared"); declared && declared->is_boolean()) {
+    config.declared = declared->get<bool>();
+  }
+  return config;
+}
+
+Result<BisectStart> start_from(const Json& event, const std::string& where) {
+  BisectStart start;
+  start.id = text_member(event, "id");
+  start.metric = text_member(event, "metric");
+  start.mode = text_member(event, "mode");
+  const Json* candidates = array_member(event, "candidates");
+  if (start.id.empty() || start.metric.empty() || start.mode.empty() || candidates == nullptr) {
+    return content_error(where + ": the start event needs id, metric, mode and candidates");
+  }
+  for (const Json& entry : *candidates) {
+    Candidate candidate{text_member(entry, "name"), text_member(entry, "kernel"),
+                        text_member(entry, "initrd"), text_member(entry, "append"),
+                        text_member(entry, "release")};
+    if (candidate.name.empty()) return content_error(where + ": a candidate has no name");
+    start.candidates.push_back(std::move(candidate));
+  }
+  const Json* config = object_member(event, "config");
+  const auto parsed = config_from(config != nullptr ? *config : Json::object());
+  if (!parsed) return content_error(where + ": the start event's config is out of range");
+  start.config = *parsed;
+  auto good = candidate_index(start, text_member(event, "good"));
+  if (!good) return content_error(where + ": good: " + good.error().describe());
+  auto bad = candidate_index(start, text_member(event, "bad"));
+  if (!bad) return content_error(where + ": bad: " + bad.error().describe());
+  if (*good >= *bad) {
+    return content_error(where +
+                         ": the good candidate must come before the bad one (oldest "
+                         "first)");
+  }
+  start.good = *good;
+  start.bad = *bad;
+  return start;
+}
+
+}  // namespace
+
+Json start_event(const BisectStart& start) {
+  Json candidates = Json::array();
+  for (const Candidate& candidate : start.candidates) {
+    candidates.push_back(candidate_json(candidate));
+  }
+  return {{"event", "start"},
+          {"id", start.id},
+          {"candidates", std::move(candidates)},
+          {"good", start.candidates.at(start.good).name},
+          {"bad", start.candidates.at(start.bad).name},
+          {"metric", start.metric},
+          {"mode", start.mode},
+          {"config", config_json(start.config)}};
+}
+
+Json samples_event(const std::string& candidate, const std::vector<double>& values) {
+  return {{"event", "samples"}, {"candidate", candidate}, {"values", values}};
+}
+
+Json crash_event(const std::string& candidate) {
+  return {{"event", "crash"}, {"candidate", candidate}};
+}
+
+Json verdict_event(const std::string& candidate, const std::string& verdict,
+                   const std::string& by) {
+  return {{"event", "verdict"}, {"candidate", candidate}, {"verdict", verdict}, {"by", by}};
+}
+
+Result<std::size_t> candidate_index(const BisectStart& start, const std::string& name) {
+  std::string known;
+  for (std::size_t i = 0; i < start.candidates.size(); ++i) {
+    if (start.candidates[i].name == name) return i;
+    known += (known.empty() ? "" : ", ") + start.candidates[i].name;
+  }
+  return content_error("no candidate named \"" + name + "\" (known: " + known + ")");
+}
+
+Result<Session> replay(const std::vector<Json>& events, const std::string& source) {
+  if (events.empty()) return content_error(source + ": no events: the bisect was never started");
+  const std::string first = source + ": event 1";
+  if (text_member(events[0], "event") != "start") {
+    return content_error(first + ": the first event must be the start");
+  }
+  auto start = start_from(events[0], first);
+  if (!start) return start.error();
+  Session session{*start, Search(start->candidates.size(), start->good, start->bad, start->config)};
+  for (std::size_t i = 1; i < events.size(); ++i) {
+    const Json& event = events[i];
+    const std::string where = source + ": event " + std::to_string(i + 1);
+    const std::string kind = text_member(event, "event");
+    auto index = candidate_index(session.start, text_member(event, "candidate"));
+    if (!index) return content_error(where + ": " + index.error().describe());
+    if (kind == "samples") {
+      const Json* values = array_member(event, "values");
+      if (values == nullptr || values->empty()) {
+        return content_error(where + ": samples without values");
+      }
+      std::vector<double> numbers;
+      for (const Json& value : *values) {
+        if (!value.is_number()) return content_error(where + ": a sample is not a number");
+        numbers.push_back(value.get<double>());
+      }
+      session.search.add_samples(*index, numbers);
+    } else if (kind == "crash") {
+      session.search.add_crash(*index);
+    } else if (kind == "verdict") {
+      const std::string verdict = text_member(event, "verdict");
+      if (verdict == "good") {
+        session.search.declare(*index, Verdict::kGood);
+      } else if (verdict == "bad") {
+        session.search.declare(*index, Verdict::kBad);
+      } else if (verdict == "skip") {
+        session.search.declare(*index, Verdict::kUnknown);
+      } else {
+        return content_error(where + ": verdict must be good, bad or skip, not \"" + verdict +
+                             "\"");
+      }
+    } else {
+      return content_error(where + ": unknown event \"" + kind + "\"");
+    }
+  }
+  return session;
+}
+
+}  // namespace kdrift
