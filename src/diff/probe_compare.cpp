@@ -148,6 +148,8 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
       for (const char* field : {"ci95", "p_value", "noise_allowance", "verdict"}) {
         if (test.contains(field)) entry[field] = test[field];
       }
+      // The verdict is about the per-second medians, which can differ from the whole run's.
+      if (test.contains("ratio")) entry["per_second_ratio"] = test["ratio"];
       latency_worse = latency_worse || test["verdict"] == "regression";
       latency_better = latency_better || test["verdict"] == "improvement";
     }

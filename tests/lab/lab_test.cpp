@@ -117,34 +117,51 @@ const Json& job_named(const Json& snap, const std::string& name) {
   throw std::runtime_error("no probe job '" + name + "' in the snapshot");
 }
 
-// The probe comparison of a diff, printed as the lab's measured figure, and held to the rule
-// that a regression is only called when it is significant: p below alpha, the bootstrap CI
-// wholly below 1 and at least a 5 % drop. Returns whether any job regressed.
+// A verdict on one ratio (B over A) held to the rule that a change is only called when it is
+// significant: p below alpha, the bootstrap CI wholly on one side of 1, at least 5 %, and beyond
+// the run-to-run allowance. worse_is_lower: IOPS (a drop is a regression) or latency (a rise).
+void expect_verdict_justified(const Json& test, const std::string& verdict, bool worse_is_lower,
+                              const std::string& what) {
+  if (verdict != "regression" && verdict != "improvement") return;
+  const bool lower = (verdict == "regression") == worse_is_lower;
+  const double ratio = test.at(test.contains("iops_ratio") ? "iops_ratio" : "per_second_ratio");
+  const Json& ci = test.at(test.contains("iops_ci95") ? "iops_ci95" : "ci95");
+  const Json& allowance =
+      test.at(test.contains("iops_noise_allowance") ? "iops_noise_allowance" : "noise_allowance");
+  EXPECT_LT(test.at("p_value").get<double>(), kAlpha) << what;
+  if (lower) {
+    EXPECT_LT(ci[1].get<double>(), 1.0) << what;
+    EXPECT_LE(ratio, 0.95) << what;
+    EXPECT_LT(ratio, allowance[0].get<double>()) << what;
+  } else {
+    EXPECT_GT(ci[0].get<double>(), 1.0) << what;
+    EXPECT_GE(ratio, 1.05) << what;
+    EXPECT_GT(ratio, allowance[1].get<double>()) << what;
+  }
+}
+
+// The probe comparison of a diff, printed as the lab's measured figure; every verdict (IOPS and
+// each latency percentile) held to expect_verdict_justified, and probe.regression present
+// exactly when a job regressed. Returns whether any job regressed.
 bool report_probe_figures(const Json& report, const std::string& what) {
   bool any_regression = false;
   for (const Json& job : report.at("probe").at("jobs")) {
-    const std::string verdict = job.at("iops_verdict");
-    if (!job.contains("iops_ratio")) continue;
-    const double ratio = job.at("iops_ratio");
-    const double p = job.at("p_value");
-    const double low = job.at("iops_ci95")[0];
-    const double high = job.at("iops_ci95")[1];
-    std::cout << "[lab figure] " << what << ": " << job.at("name").get<std::string>() << ": IOPS x"
-              << ratio << " (95 % CI " << low << "-" << high << ", p = " << p << ", "
-              << job.at("samples").at("a") << " vs " << job.at("samples").at("b")
-              << " samples): " << verdict << "\n";
-    ::testing::Test::RecordProperty(what + " " + job.at("name").get<std::string>(),
-                                    std::to_string(ratio) + " " + verdict);
-    if (verdict == "regression") {
-      any_regression = true;
-      EXPECT_LT(p, kAlpha);
-      EXPECT_LT(high, 1.0);
-      EXPECT_LE(ratio, 0.95);
-    } else if (verdict == "improvement") {
-      EXPECT_LT(p, kAlpha);
-      EXPECT_GT(low, 1.0);
-      EXPECT_GE(ratio, 1.05);
+    if (!job.contains("iops_ratio") || !job.contains("iops_ci95")) continue;
+    const std::string name = job.at("name");
+    const std::string verdict = job.at("verdict");
+    std::cout << "[lab figure] " << what << ": " << name << ": IOPS x" << job.at("iops_ratio")
+              << " (95 % CI " << job.at("iops_ci95")[0] << "-" << job.at("iops_ci95")[1]
+              << ", p = " << job.at("p_value") << ", " << job.at("samples").at("a") << " vs "
+              << job.at("samples").at("b") << " samples): IOPS " << job.at("iops_verdict")
+              << ", job " << verdict << "\n";
+    ::testing::Test::RecordProperty(what + " " + name, job.at("iops_ratio").dump() + " " + verdict);
+    expect_verdict_justified(job, job.at("iops_verdict"), true, name + " IOPS");
+    for (const auto& [percentile, test] : job.at("latency").items()) {
+      if (test.contains("verdict")) {
+        expect_verdict_justified(test, test.at("verdict"), false, name + " latency " + percentile);
+      }
     }
+    any_regression = any_regression || verdict == "regression";
   }
   const Json* regression = find_finding(report, "probe.regression");
   EXPECT_EQ(any_regression, regression != nullptr && regression->at("direction") == "regressed")

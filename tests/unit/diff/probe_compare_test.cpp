@@ -95,6 +95,10 @@ TEST(ProbeCompare, TailLatencyAloneCanRegress) {
   EXPECT_EQ(result["iops_verdict"], "no-significant-change");
   EXPECT_EQ(result["latency"]["99.000000"]["verdict"], "regression");
   EXPECT_NEAR(result["latency"]["99.000000"]["ci95"][0].get<double>(), 2.0, 0.1);
+  // The verdict's ratio is of the per-second medians; "ratio" stays the whole run's (both
+  // fixtures carry the same whole-run p99, so that one is 1).
+  EXPECT_NEAR(result["latency"]["99.000000"]["per_second_ratio"].get<double>(), 2.0, 0.01);
+  EXPECT_EQ(result["latency"]["99.000000"]["ratio"], 1.0);
   EXPECT_EQ(result["verdict"], "regression");
   EXPECT_FALSE(result["latency"]["50.000000"].contains("verdict")) << "no per-second p50 given";
 }
