@@ -1,0 +1,178 @@
+#include "bisect/bisect_dir.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "bisect/journal.h"
+#include "util/atomic_file.h"
+
+namespace kdrift {
+namespace {
+
+std::string journal_path(const std::string& dir) {
+  return dir + "/journal.jsonl";
+}
+std::string state_path(const std::string& dir) {
+  return dir + "/state.json";
+}
+std::string lock_path(const std::string& dir) {
+  return dir + "/lock";
+}
+
+// Holds the directory's lock; another holder makes this an error naming the directory rather
+// than a wait: a second `step` has nothing to do while the first one runs.
+Result<UniqueFd> take_lock(const std::string& dir) {
+  UniqueFd fd(::open(lock_path(dir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd) return make_error(errno, "open " + lock_path(dir));
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return make_error(EBUSY, dir + ": another kdrift bisect command is running on it");
+    }
+    return make_error(errno, "lock " + lock_path(dir));
+  }
+  return fd;
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string verdict_text(const CandidateState& state, const SearchConfig& config) {
+  if (state.declared_skip) return "skip";
+  if (state.declared) return verdict_name(*state.declared);
+  if (state.crashes >= config.max_attempts) return "skip (crashed)";
+  if (Search::skipped(state, config)) return "skip (not told apart)";
+  if (state.judgement) return verdict_name(state.judgement->verdict);
+  return "pending";
+}
+
+}  // namespace
+
+Result<BisectDir> BisectDir::create(const std::string& path, const BisectStart& start) {
+  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+    return make_error(errno, "create bisect directory " + path);
+  }
+  auto lock = take_lock(path);
+  if (!lock) return lock.error();
+  if (exists(journal_path(path))) {
+    return make_error(EEXIST, path +
+                                  ": a bisect is already recorded here (kdrift bisect reset "
+                                  "ends it)");
+  }
+  BisectDir dir(path, std::move(*lock));
+  auto recorded = dir.record(start_event(start));
+  if (!recorded) return recorded.error();
+  return dir;
+}
+
+Result<BisectDir> BisectDir::open(const std::string& path) {
+  if (!exists(journal_path(path))) {
+    return make_error(ENOENT, path +
+                                  ": no bisect is recorded here (kdrift bisect start begins "
+                                  "one)");
+  }
+  auto lock = take_lock(path);
+  if (!lock) return lock.error();
+  return BisectDir(path, std::move(*lock));
+}
+
+Result<Session> BisectDir::session() const {
+  auto contents = read_journal(journal_path(path_));
+  if (!contents) return contents.error();
+  return replay(contents->events, journal_path(path_));
+}
+
+Status BisectDir::record(const Json& event) {
+  // The event is replayed with the journal before it is appended: one the bisect cannot take
+  // (an unknown candidate, a malformed value) is refused and never written.
+  std::vector<Json> events;
+  if (exists(journal_path(path_))) {
+    auto contents = read_journal(journal_path(path_));
+    if (!contents) return contents.error();
+    events = std::move(contents->events);
+  }
+  events.push_back(event);
+  auto replayed = replay(events, journal_path(path_));
+  if (!replayed) return replayed.error();
+  auto journal = Journal::open(journal_path(path_));
+  if (!journal) return journal.error();
+  auto appended = journal->append(event);
+  if (!appended) return appended.error();
+  return write_state(*replayed);
+}
+
+Status BisectDir::write_state(const Session& session) const {
+  return write_file_atomically(state_path(path_), bisect_report(session).dump(2) + "\n");
+}
+
+Status BisectDir::remove() {
+  for (const std::string& file : {journal_path(path_), state_path(path_), lock_path(path_)}) {
+    if (::unlink(file.c_str()) != 0 && errno != ENOENT) return make_error(errno, "remove " + file);
+  }
+  lock_.reset();
+  // Only when empty: the directory may be the user's own --state-dir holding other files.
+  if (::rmdir(path_.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT) {
+    return make_error(errno, "remove " + path_);
+  }
+  return ok_status();
+}
+
+Json bisect_report(const Session& session) {
+  const Search& search = session.search;
+  const auto& candidates = session.start.candidates;
+  const Action next = search.next();
+  Json report = {{"id", session.start.id},
+                 {"metric", session.start.metric},
+                 {"mode", session.start.mode},
+                 {"good", candidates[session.start.good].name},
+                 {"bad", candidates[session.start.bad].name},
+                 {"why", next.why}};
+  switch (next.kind) {
+    case Action::Kind::kMeasure:
+      report["state"] = "running";
+      report["next"] = {{"candidate", candidates[next.candidate].name},
+                        {"samples", next.samples},
+                        {"fresh_boot", next.fresh_boot}};
+      break;
+    case Action::Kind::kDone:
+      report["state"] = "done";
+      break;
+    case Action::Kind::kRefused:
+      report["state"] = "refused";
+      break;
+  }
+  const auto first_bad = search.first_bad();
+  report["first_bad"] = first_bad ? Json(candidates[*first_bad].name) : Json(nullptr);
+  Json also = Json::array();
+  for (const std::size_t index : search.could_also_be())
+    also.push_back(candidates[index].name);
+  report["could_also_be"] = std::move(also);
+  Json steps = Json::array();
+  for (std::size_t i = 0; i < search.size(); ++i) {
+    const CandidateState& state = search.state(i);
+    const bool touched = !state.samples.empty() || !state.retest_samples.empty() ||
+                         state.crashes > 0 || state.declared || state.declared_skip;
+    if (!touched) continue;
+    Json step = {{"candidate", candidates[i].name},
+                 {"samples", state.samples.size() + state.retest_samples.size()},
+                 {"crashes", state.crashes}};
+    if (i == session.start.good || i == session.start.bad) {
+      step["verdict"] = i == session.start.good ? "good (endpoint)" : "bad (endpoint)";
+    } else {
+      step["verdict"] = verdict_text(state, session.start.config);
+    }
+    if (state.judgement) step["reason"] = state.judgement->reason;
+    if (state.retested) step["retest_confirmed"] = state.retest_confirmed;
+    steps.push_back(std::move(step));
+  }
+  report["steps"] = std::move(steps);
+  return report;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,48 @@
+#pragma once
+// Where a bisect lives between boots (/var/lib/kdrift/bisect unless --state-dir is given):
+// journal.jsonl, the append-only truth (journal.h); state.json, the replay's summary for
+// `status` and for outside scripts, replaced atomically after every event; and a lock file, so
+// that two `step`s (a systemd unit and a user at the console) never record at once.
+
+#include <string>
+
+#include "bisect/session.h"
+#include "util/result.h"
+#include "util/unique_fd.h"
+
+namespace kdrift {
+
+inline constexpr const char* kDefaultBisectDir = "/var/lib/kdrift/bisect";
+
+class BisectDir {
+ public:
+  // A new bisect: creates the directory if needed, refuses when one is already recorded there
+  // (`kdrift bisect reset` ends it), writes the start event.
+  static Result<BisectDir> create(const std::string& path, const BisectStart& start);
+  // The bisect recorded there; an error naming the directory when there is none.
+  static Result<BisectDir> open(const std::string& path);
+
+  const std::string& path() const { return path_; }
+  // The journal replayed. A torn last line (a crash during an append) is left out.
+  Result<Session> session() const;
+  // Appends the event (durable when this returns) when the journal with it still replays,
+  // then rewrites state.json from that replay.
+  Status record(const Json& event);
+  // Ends the bisect: removes the journal, the state and the lock, and the directory if empty.
+  Status remove();
+
+ private:
+  BisectDir(std::string path, UniqueFd lock) : path_(std::move(path)), lock_(std::move(lock)) {}
+  Status write_state(const Session& session) const;
+
+  std::string path_;
+  UniqueFd lock_;  // flock'd for this object's life
+};
+
+// What state.json and `kdrift bisect report --format json` hold: {"state": "running" | "done" |
+// "refused", "first_bad": NAME or null, "could_also_be": [NAME...], "next": {candidate, samples,
+// why} (while running), "why", "steps": [{candidate, verdict, samples, crashes, reason}]}
+// with one step per candidate measured or judged, oldest candidate first.
+Json bisect_report(const Session& session);
+
+}  // namespace kdrift
