@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <vector>
 
 #include "bisect/journal.h"
 #include "util/atomic_file.h"
@@ -66,8 +65,7 @@ Result<BisectDir> BisectDir::create(const std::string& path, const BisectStart& 
                                   "ends it)");
   }
   BisectDir dir(path, std::move(*lock));
-  auto recorded = dir.record(start_event(start));
-  if (!recorded) return recorded.error();
+  if (auto recorded = dir.record(start_event(start)); !recorded) return recorded.error();
   return dir;
 }
 
@@ -82,29 +80,32 @@ Result<BisectDir> BisectDir::open(const std::string& path) {
   return BisectDir(path, std::move(*lock));
 }
 
-Result<Session> BisectDir::session() const {
+Result<std::vector<Json>> BisectDir::events() const {
+  if (!exists(journal_path(path_))) return std::vector<Json>{};
   auto contents = read_journal(journal_path(path_));
   if (!contents) return contents.error();
-  return replay(contents->events, journal_path(path_));
+  return std::move(contents->events);
 }
 
-Status BisectDir::record(const Json& event) {
+Result<Session> BisectDir::session() const {
+  auto recorded = events();
+  if (!recorded) return recorded.error();
+  return replay(*recorded, journal_path(path_));
+}
+
+Result<Session> BisectDir::record(const Json& event) {
   // The event is replayed with the journal before it is appended: one the bisect cannot take
   // (an unknown candidate, a malformed value) is refused and never written.
-  std::vector<Json> events;
-  if (exists(journal_path(path_))) {
-    auto contents = read_journal(journal_path(path_));
-    if (!contents) return contents.error();
-    events = std::move(contents->events);
-  }
-  events.push_back(event);
-  auto replayed = replay(events, journal_path(path_));
+  auto recorded = events();
+  if (!recorded) return recorded.error();
+  recorded->push_back(event);
+  auto replayed = replay(*recorded, journal_path(path_));
   if (!replayed) return replayed.error();
   auto journal = Journal::open(journal_path(path_));
   if (!journal) return journal.error();
-  auto appended = journal->append(event);
-  if (!appended) return appended.error();
-  return write_state(*replayed);
+  if (auto appended = journal->append(event); !appended) return appended.error();
+  if (auto written = write_state(*replayed); !written) return written.error();
+  return replayed;
 }
 
 Status BisectDir::write_state(const Session& session) const {
@@ -139,6 +140,10 @@ Json bisect_report(const Session& session) {
       report["next"] = {{"candidate", candidates[next.candidate].name},
                         {"samples", next.samples},
                         {"fresh_boot", next.fresh_boot}};
+      for (const auto& [key, value] : {std::pair{"kernel", &candidates[next.candidate].kernel},
+                                       std::pair{"append", &candidates[next.candidate].append}}) {
+        if (!value->empty()) report["next"][key] = *value;
+      }
       break;
     case Action::Kind::kDone:
       report["state"] = "done";

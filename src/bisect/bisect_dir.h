@@ -5,6 +5,7 @@
 // that two `step`s (a systemd unit and a user at the console) never record at once.
 
 #include <string>
+#include <vector>
 
 #include "bisect/session.h"
 #include "util/result.h"
@@ -23,11 +24,13 @@ class BisectDir {
   static Result<BisectDir> open(const std::string& path);
 
   const std::string& path() const { return path_; }
-  // The journal replayed. A torn last line (a crash during an append) is left out.
+  // The journal's events, oldest first. A torn last line (a crash during an append) is left out.
+  Result<std::vector<Json>> events() const;
+  // The journal replayed.
   Result<Session> session() const;
   // Appends the event (durable when this returns) when the journal with it still replays,
-  // then rewrites state.json from that replay.
-  Status record(const Json& event);
+  // rewrites state.json from that replay, and returns it.
+  Result<Session> record(const Json& event);
   // Ends the bisect: removes the journal, the state and the lock, and the directory if empty.
   Status remove();
 
@@ -40,9 +43,9 @@ class BisectDir {
 };
 
 // What state.json and `kdrift bisect report --format json` hold: {"state": "running" | "done" |
-// "refused", "first_bad": NAME or null, "could_also_be": [NAME...], "next": {candidate, samples,
-// why} (while running), "why", "steps": [{candidate, verdict, samples, crashes, reason}]}
-// with one step per candidate measured or judged, oldest candidate first.
+// "refused", "first_bad": NAME or null, "could_also_be": [NAME...], "next": {candidate, kernel?,
+// append?, samples, fresh_boot} (while running), "why", "steps": [{candidate, verdict, samples,
+// crashes, reason}]} with one step per candidate measured or judged, oldest candidate first.
 Json bisect_report(const Session& session);
 
 }  // namespace kdrift

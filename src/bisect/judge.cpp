@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
 
 #include "diff/statistics.h"
 
@@ -14,7 +15,7 @@ namespace {
 constexpr double kPower = 0.90;
 // Asymptotic efficiency of the Mann-Whitney test against the t test under normal noise (3/pi):
 // the rank test needs 1/0.955 times the samples.
-constexpr double kRankEfficiency = 3 / 3.14159265358979323846;
+constexpr double kRankEfficiency = 3 / std::numbers::pi;
 
 double rank_p(const std::vector<double>& a, const std::vector<double>& b) {
   return std::min(mann_whitney_u(a, b).p_value, kolmogorov_smirnov(a, b).p_value);

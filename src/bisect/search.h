@@ -73,7 +73,6 @@ class Search {
 
   const CandidateState& state(std::size_t candidate) const { return states_.at(candidate); }
   std::size_t size() const { return states_.size(); }
-  std::optional<Calibration> calibration() const;
   // Set once next() is kDone: the first bad candidate, and the skipped ones that could also be
   // it (those between the last good and it).
   std::optional<std::size_t> first_bad() const;
@@ -84,6 +83,8 @@ class Search {
   double judgement_alpha() const;
 
  private:
+  // Once both endpoints have their reference samples.
+  std::optional<Calibration> calibration() const;
   // The newest good and the oldest bad after it, from every judgement so far.
   std::pair<std::size_t, std::size_t> bounds() const;
   std::optional<std::size_t> middle(std::size_t low, std::size_t high) const;

@@ -10,15 +10,14 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "bisect/bisect_dir.h"
 #include "bisect/candidates.h"
 #include "bisect/journal.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "util/fatal.h"
 #include "util/sysroot.h"
 
@@ -39,38 +38,23 @@ void must(const Status& status) {
   if (!status) throw FatalError(status.error().describe());
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FatalError(path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string describe(const Candidate& candidate) {
-  std::string out = candidate.name;
-  if (!candidate.kernel.empty()) out += " (kernel " + candidate.kernel + ")";
-  if (!candidate.append.empty()) out += " append \"" + candidate.append + "\"";
-  return out;
-}
-
-// What to do next, or the answer, for a person.
-void print_next(const Session& session) {
-  const Action next = session.search.next();
-  const auto& candidates = session.start.candidates;
-  if (next.kind == Action::Kind::kMeasure) {
-    std::cout << "next: test " << describe(candidates[next.candidate])
-              << ", then kdrift bisect good|bad|skip (" << next.why << ")\n";
-    return;
-  }
-  if (const auto first_bad = session.search.first_bad()) {
-    std::cout << "first bad: " << describe(candidates[*first_bad]) << "\n";
-    for (const std::size_t index : session.search.could_also_be()) {
-      std::cout << "  or skipped " << candidates[index].name << " (could not be tested)\n";
+// What to do next, or the answer, for a person: from the report document, so that every command
+// and `status` say it the same way.
+void print_outcome(const Json& report) {
+  if (report.contains("next")) {
+    const Json& next = report.at("next");
+    std::cout << "next: test " << next.value("candidate", "");
+    if (next.contains("kernel")) std::cout << " (kernel " << next.value("kernel", "") << ")";
+    if (next.contains("append")) std::cout << " append \"" << next.value("append", "") << "\"";
+    std::cout << ", then kdrift bisect good|bad|skip (" << report.value("why", "") << ")\n";
+  } else if (report.at("first_bad").is_string()) {
+    std::cout << "first bad: " << report.at("first_bad").get<std::string>() << "\n";
+    for (const Json& name : report.at("could_also_be")) {
+      std::cout << "  or skipped " << name.get<std::string>() << " (could not be tested)\n";
     }
-    return;
+  } else {
+    std::cout << "no answer: " << report.value("why", "") << "\n";
   }
-  std::cout << "no answer: " << next.why << "\n";
 }
 
 void print_report_text(const Json& report) {
@@ -79,13 +63,7 @@ void print_report_text(const Json& report) {
   for (const Json& step : report.at("steps")) {
     std::cout << "  " << step.value("candidate", "") << ": " << step.value("verdict", "") << "\n";
   }
-  if (report.at("first_bad").is_string()) {
-    std::cout << "first bad: " << report.at("first_bad").get<std::string>() << "\n";
-  } else if (report.contains("next")) {
-    std::cout << "next: " << report.at("next").value("candidate", "") << "\n";
-  } else {
-    std::cout << "no answer: " << report.value("why", "") << "\n";
-  }
+  print_outcome(report);
 }
 
 struct StartArguments {
@@ -97,7 +75,7 @@ struct StartArguments {
 
 std::vector<Candidate> load_candidates(const StartArguments& args) {
   if (!args.candidates_file.empty()) {
-    return must(parse_candidate_list(read_text_file(args.candidates_file), args.candidates_file));
+    return must(parse_candidate_list(read_input(args.candidates_file), args.candidates_file));
   }
   // --kernels-from DIR: DIR is a sysroot whose /boot holds the kernels ("/" for this host).
   return must(candidates_from_boot(SysRoot(args.kernels_from)));
@@ -192,7 +170,7 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     start.good = *good;
     start.bad = *bad;
     auto dir = must(BisectDir::create(*state_dir, start));
-    print_next(must(dir.session()));
+    print_outcome(bisect_report(must(dir.session())));
   });
 }
 
@@ -205,8 +183,7 @@ void register_verdicts(CLI::App& bisect, const std::shared_ptr<std::string>& sta
     command->callback([verdict, name, state_dir] {
       auto dir = must(BisectDir::open(*state_dir));
       const std::string target = verdict_target(must(dir.session()), *name);
-      must(dir.record(verdict_event(target, verdict, "user")));
-      print_next(must(dir.session()));
+      print_outcome(bisect_report(must(dir.record(verdict_event(target, verdict, "user")))));
     });
   }
 }
@@ -223,10 +200,9 @@ void register_run(CLI::App& bisect, const std::shared_ptr<std::string>& state_di
     const std::vector<std::string> words = command->remaining();
     if (words.empty()) throw FatalError("bisect run: give the command to run");
     auto dir = must(BisectDir::open(*state_dir));
-    for (;;) {
-      const Session session = must(dir.session());
-      const Action next = session.search.next();
-      if (next.kind != Action::Kind::kMeasure) break;
+    Session session = must(dir.session());
+    for (Action next = session.search.next(); next.kind == Action::Kind::kMeasure;
+         next = session.search.next()) {
       const Candidate& candidate = session.start.candidates[next.candidate];
       const int status = run_for_candidate(words, candidate);
       if (status >= kRunAbortFrom) {
@@ -235,30 +211,15 @@ void register_run(CLI::App& bisect, const std::shared_ptr<std::string>& state_di
       }
       const char* verdict = status == 0 ? "good" : status == kRunSkip ? "skip" : "bad";
       std::cout << candidate.name << ": " << verdict << " (exit " << status << ")\n";
-      must(dir.record(verdict_event(candidate.name, verdict, "run")));
+      session = must(dir.record(verdict_event(candidate.name, verdict, "run")));
     }
-    print_next(must(dir.session()));
+    print_outcome(bisect_report(session));
   });
 }
 
 void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
-  bisect.add_subcommand("status", "Where the bisect stands and what to test next")
-      ->callback([state_dir] {
-        auto dir = must(BisectDir::open(*state_dir));
-        const Session session = must(dir.session());
-        print_report_text(bisect_report(session));
-      });
-  bisect.add_subcommand("log", "Every recorded event, oldest first (a journal replay can read it)")
-      ->callback([state_dir] {
-        auto dir = must(BisectDir::open(*state_dir));
-        const auto contents = must(read_journal(*state_dir + "/journal.jsonl"));
-        for (const Json& event : contents.events)
-          std::cout << event.dump() << "\n";
-      });
   auto format = std::make_shared<std::string>("text");
-  auto* report = bisect.add_subcommand("report", "The bisect's result and steps");
-  report->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  report->callback([state_dir, format] {
+  auto show = [state_dir, format] {
     auto dir = must(BisectDir::open(*state_dir));
     const Json document = bisect_report(must(dir.session()));
     if (*format == "json") {
@@ -266,7 +227,17 @@ void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     } else {
       print_report_text(document);
     }
-  });
+  };
+  bisect.add_subcommand("status", "Where the bisect stands and what to test next")->callback(show);
+  auto* report = bisect.add_subcommand("report", "The bisect's result and steps");
+  report->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  report->callback(show);
+  bisect.add_subcommand("log", "Every recorded event, oldest first (a journal replay can read it)")
+      ->callback([state_dir] {
+        const auto dir = must(BisectDir::open(*state_dir));
+        for (const Json& event : must(dir.events()))
+          std::cout << event.dump() << "\n";
+      });
   auto file = std::make_shared<std::string>();
   auto* replay_command = bisect.add_subcommand(
       "replay", "Replay a journal (from kdrift bisect log) and print its report, state untouched");

@@ -142,8 +142,8 @@ void expect_verdict_justified(const Json& test, const std::string& verdict, bool
 
 // The probe comparison of a diff, printed as the lab's measured figure; every verdict (IOPS and
 // each latency percentile) held to expect_verdict_justified, and probe.regression present
-// exactly when a job regressed. Returns whether any job regressed.
-bool report_probe_figures(const Json& report, const std::string& what) {
+// exactly when a job regressed.
+void report_probe_figures(const Json& report, const std::string& what) {
   bool any_regression = false;
   for (const Json& job : report.at("probe").at("jobs")) {
     if (!job.contains("iops_ratio") || !job.contains("iops_ci95")) continue;
@@ -166,7 +166,6 @@ bool report_probe_figures(const Json& report, const std::string& what) {
   const Json* regression = find_finding(report, "probe.regression");
   EXPECT_EQ(any_regression, regression != nullptr && regression->at("direction") == "regressed")
       << finding_ids(report);
-  return any_regression;
 }
 
 TEST(Lab, StrictTranslationRanksFirstAgainstNoIommu) {
@@ -220,13 +219,10 @@ TEST(Lab, LazyAgainstPassthroughReportsTheModeInEffect) {
 TEST(Lab, PollQueuesRemovedUnderIopoll) {
   REQUIRE_BOOTS("poll-queues-2", "poll-queues-0");
   const Json report = diff("poll-queues-2", "poll-queues-0");
-  ASSERT_FALSE(report.at("findings").empty());
-  EXPECT_EQ(report.at("findings")[0].at("id"), "nvme.poll-queues") << finding_ids(report);
-  const Json* queues = find_finding(report, "nvme.poll-queues");
+  const Json& queues = expect_top_finding(report, "nvme.poll-queues", "warning");
   const Json* iopoll = find_finding(report, "io_uring.iopoll-unsupported");
-  ASSERT_NE(queues, nullptr);
   ASSERT_NE(iopoll, nullptr) << finding_ids(report);
-  expect_lines_contain(queues->at("evidence"), {"nvme.controllers.nvme0.queues.poll: 2 → 0"});
+  expect_lines_contain(queues.at("evidence"), {"nvme.controllers.nvme0.queues.poll: 2 → 0"});
   // 6.1 without poll queues: IOPOLL "works" and the hardware queues show it never polled.
   expect_lines_contain(iopoll->at("evidence"),
                        {"probe.capabilities.io_uring+iopoll.status: ok → ok-without-polling"});
@@ -257,16 +253,13 @@ TEST(Lab, IopollWithoutPollQueuesFallsBackOn61AndFailsOn612) {
   EXPECT_EQ(fallback.at("trace").at("nvme").at("poll_queue_completions").get<double>(), 0);
 
   const Json report = diff("poll-queues-0", "generic-6.12-no-poll");
-  const Json* iopoll = find_finding(report, "io_uring.iopoll-unsupported");
-  ASSERT_NE(iopoll, nullptr) << finding_ids(report);
-  EXPECT_EQ(report.at("findings")[0].at("id"), "io_uring.iopoll-unsupported")
-      << finding_ids(report);
-  expect_lines_contain(iopoll->at("evidence"),
+  const Json& iopoll = expect_top_finding(report, "io_uring.iopoll-unsupported", "warning");
+  expect_lines_contain(iopoll.at("evidence"),
                        {"probe.capabilities.io_uring+iopoll.status: ok-without-polling → failed"});
-  const std::string explanation = iopoll->at("explanation");
+  const std::string explanation = iopoll.at("explanation");
   EXPECT_NE(explanation.find("EOPNOTSUPP"), std::string::npos);
   EXPECT_NE(explanation.find("silently"), std::string::npos);
-  EXPECT_NE(iopoll->at("remedy").get<std::string>().find("nvme.poll_queues=N"), std::string::npos);
+  EXPECT_NE(iopoll.at("remedy").get<std::string>().find("nvme.poll_queues=N"), std::string::npos);
   // Each kernel alone: the same finding, each with its own evidence.
   const Json old_check = check("poll-queues-0");
   const Json new_check = check("generic-6.12-no-poll");
