@@ -496,13 +496,18 @@ void register_bisect(CLI::App& app, int& exit_status) {
   // --state-dir may follow the subcommand too (kdrift bisect status --state-dir DIR).
   bisect->fallthrough();
   auto state_dir = std::make_shared<std::string>(kDefaultBisectDir);
-  bisect->add_option("--state-dir", *state_dir, "Where the bisect's journal and state live")
-      ->capture_default_str();
+  auto* state_option =
+      bisect
+          ->add_option("--state-dir", *state_dir,
+                       "Where the bisect's journal and state live (knobs: its applied-knob "
+                       "record, default /var/lib/kdrift/bisect-knobs)")
+          ->capture_default_str();
   register_start(*bisect, state_dir);
   register_verdicts(*bisect, state_dir);
   register_run(*bisect, state_dir);
   register_step(*bisect, state_dir, exit_status);
   register_views(*bisect, state_dir);
+  register_bisect_knobs(*bisect, state_dir, state_option, exit_status);
 }
 
 }  // namespace kdrift

@@ -108,7 +108,8 @@ std::vector<double> measure_probe_metric(const ProbeMetric& metric, const std::s
     auto value = metric_value(metric, run_probe_or_exit(profile, options));
     // A run that did not produce the figure is an infrastructure failure, never a bad sample.
     if (!value)
-      throw FatalError("bisect step: " + value.error().describe() + " (nothing recorded)");
+      throw FatalError("bisect: a probe run gave no sample: " + value.error().describe() +
+                       " (nothing recorded)");
     values.push_back(*value);
   }
   return values;

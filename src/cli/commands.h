@@ -2,6 +2,8 @@
 // Each register_* adds one subcommand whose callback runs the command and stores its exit status.
 
 #include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
 
 namespace kdrift {
 
@@ -14,5 +16,8 @@ void register_import_fio(CLI::App& app, int& exit_status);
 void register_diff(CLI::App& app, int& exit_status);
 void register_check(CLI::App& app, int& exit_status);
 void register_bisect(CLI::App& app, int& exit_status);
+// `bisect knobs`, under bisect; state_option tells whether --state-dir was given.
+void register_bisect_knobs(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir,
+                           const CLI::Option* state_option, int& exit_status);
 
 }  // namespace kdrift

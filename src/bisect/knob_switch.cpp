@@ -1,0 +1,212 @@
+#include "bisect/knob_switch.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "snapshot/json_access.h"
+#include "util/atomic_file.h"
+#include "util/text.h"
+#include "util/unique_fd.h"
+
+namespace kdrift {
+namespace {
+
+constexpr std::string_view kRecordSchema = "kdrift.bisect-knobs.applied/1";
+
+// Files a scheduler switch resets besides the elevator's own tunables.
+constexpr std::string_view kResetByScheduler[] = {"nr_requests", "wbt_lat_usec"};
+
+bool below_sys(const std::string& path) {
+  if (!starts_with(path, "/sys/")) return false;
+  for (const std::string& part : split(path, '/')) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+Json record_json(const std::string& path, const std::string& applied,
+                 const std::vector<KnobValue>& saved) {
+  Json restore = Json::array();
+  for (const KnobValue& value : saved)
+    restore.push_back({{"path", value.path}, {"value", value.value}});
+  return {{"schema", kRecordSchema},
+          {"applied", {{"path", path}, {"value", applied}}},
+          {"restore", std::move(restore)}};
+}
+
+Result<std::vector<KnobValue>> parse_record(const std::string& text, const std::string& path) {
+  Json record;
+  try {
+    record = Json::parse(text);
+  } catch (const Json::exception& error) {
+    return content_error(path + ": not JSON (" + error.what() + ")");
+  }
+  if (text_member(record, "schema") != kRecordSchema) {
+    return content_error(path + ": not a " + std::string(kRecordSchema) + " record");
+  }
+  const Json* restore = array_member(record, "restore");
+  if (restore == nullptr) return content_error(path + ": no restore list");
+  std::vector<KnobValue> values;
+  values.reserve(restore->size());
+  for (const Json& entry : *restore) {
+    const Json* file = member(entry, "path");
+    const Json* value = member(entry, "value");
+    if (file == nullptr || !file->is_string() || value == nullptr || !value->is_string()) {
+      return content_error(path + ": a restore entry without path and value: " + entry.dump());
+    }
+    values.push_back({file->get<std::string>(), value->get<std::string>()});
+  }
+  return values;
+}
+
+Status remove_record(const std::string& record_path) {
+  // Not made durable: a record that reappears after a crash only restores values already in force.
+  if (::unlink(record_path.c_str()) != 0 && errno != ENOENT) {
+    return make_error(errno, "remove " + record_path);
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::string> read_knob(const SysRoot& root, const std::string& path) {
+  auto text = root.read_value(path);
+  if (!text) return text.error();
+  if (const auto choice = parse_bracketed_choice(*text)) return choice->active;
+  return std::move(*text);
+}
+
+Status write_knob(const SysRoot& root, const std::string& path, const std::string& value) {
+  if (!below_sys(path)) {
+    return content_error(path + ": refused, runtime knobs are written below /sys only");
+  }
+  auto file = root.host_path(path);
+  if (!file) return file.error();
+  // As echo does (O_TRUNC is ignored by sysfs and matters for a test tree's regular files):
+  // sysfs takes a value in one write, and a short write is the kernel refusing the rest.
+  UniqueFd fd(::open(file->c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+  if (!fd) return make_error(errno, "open " + path + " for writing");
+  const auto written = ::write(fd.get(), value.data(), value.size());
+  if (written < 0) return make_error(errno, "write " + quote_value(value) + " to " + path);
+  if (static_cast<size_t>(written) != value.size()) {
+    return content_error("write " + quote_value(value) + " to " + path + ": only " +
+                         std::to_string(written) + " bytes taken");
+  }
+  return ok_status();
+}
+
+Status restore_knobs(const SysRoot& root, const std::vector<KnobValue>& values) {
+  for (const KnobValue& wanted : values) {
+    auto now = read_knob(root, wanted.path);
+    if (now && *now == wanted.value) continue;
+    if (auto written = write_knob(root, wanted.path, wanted.value); !written) {
+      return written.error();
+    }
+    now = read_knob(root, wanted.path);
+    if (!now) return now.error();
+    if (*now != wanted.value) {
+      return content_error(wanted.path + ": wrote " + quote_value(wanted.value) + ", reads back " +
+                           quote_value(*now));
+    }
+  }
+  return ok_status();
+}
+
+Result<std::vector<KnobValue>> values_to_restore(const SysRoot& root, const RuntimeKnob& knob) {
+  std::vector<KnobValue> values;
+  auto current = read_knob(root, knob.path);
+  if (!current) return current.error();
+  values.push_back({knob.path, *current});
+  const auto slash = knob.path.rfind('/');
+  if (knob.device.empty() || knob.path.substr(slash + 1) != "scheduler") return values;
+  const std::string queue = knob.path.substr(0, slash);
+  // The old elevator's tunables come back at their defaults when it is chosen again; a file
+  // that cannot be read (write-only) has no value to put back.
+  if (auto entries = root.list_entries(queue + "/iosched")) {
+    for (const DirEntry& entry : *entries) {
+      if (entry.kind != EntryKind::kFile) continue;
+      const std::string path = queue + "/iosched/" + entry.name;
+      if (auto value = read_knob(root, path)) values.push_back({path, *value});
+    }
+  }
+  for (const std::string_view name : kResetByScheduler) {
+    const std::string path = queue + "/" + std::string(name);
+    if (auto value = read_knob(root, path)) values.push_back({path, *value});
+  }
+  return values;
+}
+
+AppliedKnob::AppliedKnob(SysRoot root, std::string record_path, std::vector<KnobValue> saved)
+    : root_(std::move(root)), record_path_(std::move(record_path)), saved_(std::move(saved)) {}
+
+AppliedKnob::AppliedKnob(AppliedKnob&& other) noexcept
+    : root_(std::move(other.root_)),
+      record_path_(std::move(other.record_path_)),
+      saved_(std::move(other.saved_)),
+      applied_(std::exchange(other.applied_, false)) {}
+
+AppliedKnob::~AppliedKnob() {
+  // A failed restore keeps the record: the next run puts the values back.
+  if (applied_) (void)restore();
+}
+
+Result<AppliedKnob> AppliedKnob::apply(const SysRoot& root, const std::string& record_path,
+                                       const RuntimeKnob& knob) {
+  if (!below_sys(knob.path)) {
+    return content_error(knob.path + ": refused, runtime knobs are written below /sys only");
+  }
+  auto saved = values_to_restore(root, knob);
+  if (!saved) return saved.error();
+  const std::string record = record_json(knob.path, knob.bad, *saved).dump(2) + "\n";
+  if (auto recorded = write_file_atomically(record_path, record); !recorded) {
+    return recorded.error();
+  }
+  AppliedKnob held(root, record_path, std::move(*saved));
+  if (auto written = write_knob(root, knob.path, knob.bad); !written) {
+    if (auto restored = held.restore(); !restored) return restored.error();
+    return written.error();
+  }
+  auto now = read_knob(root, knob.path);
+  if (!now || *now != knob.bad) {
+    const std::string seen = now ? quote_value(*now) : now.error().describe();
+    if (auto restored = held.restore(); !restored) return restored.error();
+    return content_error(knob.path + ": wrote " + quote_value(knob.bad) + ", reads back " + seen);
+  }
+  return held;
+}
+
+Status AppliedKnob::restore() {
+  if (!applied_) return ok_status();
+  if (auto restored = restore_knobs(root_, saved_); !restored) return restored.error();
+  applied_ = false;
+  return remove_record(record_path_);
+}
+
+Result<std::vector<KnobValue>> restore_leftover(const SysRoot& root,
+                                                const std::string& record_path) {
+  if (::access(record_path.c_str(), F_OK) != 0) {
+    if (errno == ENOENT) return std::vector<KnobValue>{};
+    return make_error(errno, record_path);
+  }
+  std::ifstream file(record_path);
+  if (!file) return make_error(EIO, "open " + record_path);
+  std::stringstream text;
+  text << file.rdbuf();
+  auto values = parse_record(text.str(), record_path);
+  if (!values) return values.error();
+  for (const KnobValue& value : *values) {
+    if (!below_sys(value.path)) {
+      return content_error(record_path + ": " + value.path + " is not below /sys; not restored");
+    }
+  }
+  if (auto restored = restore_knobs(root, *values); !restored) return restored.error();
+  if (auto removed = remove_record(record_path); !removed) return removed.error();
+  return values;
+}
+
+}  // namespace kdrift
