@@ -153,6 +153,9 @@ void print_text(const Json& report) {
 void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& exit_status) {
   auto metric = parse_probe_metric(args.metric);
   if (!metric) throw FatalError("bisect knobs: " + metric.error().describe());
+  // Input errors before anything is created or restored.
+  const Json good = load_snapshot(args.good);
+  const Json bad = load_snapshot(args.bad);
   const SysRoot root("/");
   const std::string record = state_dir + "/applied.json";
   Json report = {{"metric", args.metric},
@@ -189,7 +192,7 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
   const auto disk = target_disk(root, args.target);
   report["device"] = disk ? Json(*disk) : Json();
   std::vector<KnobRow> rows;
-  for (RuntimeKnob& knob : differing_knobs(load_snapshot(args.good), load_snapshot(args.bad))) {
+  for (RuntimeKnob& knob : differing_knobs(good, bad)) {
     const auto live = read_knob(root, knob.path);
     KnobRow row{std::move(knob), live ? *live : "", "", {}, std::nullopt};
     row.why = untested_reason(row.knob, live, disk);
