@@ -19,6 +19,7 @@
 #include "bisect/bisect_dir.h"
 #include "bisect/candidates.h"
 #include "bisect/cmdline_candidates.h"
+#include "bisect/isolation.h"
 #include "bisect/journal.h"
 #include "bisect/kexec.h"
 #include "bisect/step.h"
@@ -64,6 +65,12 @@ void print_outcome(const Json& report) {
               << report.value("why", "") << ")\n";
   } else if (report.at("first_bad").is_string()) {
     std::cout << "first bad: " << report.at("first_bad").get<std::string>() << "\n";
+    if (report.contains("needs")) {
+      std::cout << "  bad with these changes together:";
+      for (const Json& label : report.at("needs"))
+        std::cout << " " << label.get<std::string>();
+      std::cout << "\n";
+    }
     for (const Json& name : report.at("could_also_be")) {
       std::cout << "  or skipped " << name.get<std::string>() << " (could not be tested)\n";
     }
@@ -163,14 +170,19 @@ std::string new_bisect_id() {
          std::to_string(static_cast<long long>(::getpid()));
 }
 
-// The candidate a verdict is about: the one named, or the one the bisect asks for.
-std::string verdict_target(const Session& session, const std::string& named) {
+// The candidate a verdict is about: the one named, or the one the bisect asks for (an isolation
+// test's candidate is recorded first).
+std::string verdict_target(BisectDir& dir, const Session& session, const std::string& named) {
   if (!named.empty()) return named;
-  const Action next = session.search.next();
-  if (next.kind != Action::Kind::kMeasure) {
-    throw FatalError("the bisect has ended (" + next.why + "): name the candidate");
+  const SessionNext next = session_next(session);
+  if (next.action.kind != Action::Kind::kMeasure) {
+    throw FatalError("the bisect has ended (" + next.action.why + "): name the candidate");
   }
-  return session.start.candidates[next.candidate].name;
+  if (next.to_add) {
+    must(dir.record(candidate_event(*next.to_add)));
+    return next.to_add->name;
+  }
+  return session.start.candidates[next.action.candidate].name;
 }
 
 // Runs the command (no shell) with the candidate in its environment; its exit status, or 128 +
@@ -247,6 +259,10 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     BisectStart start;
     start.id = new_bisect_id();
     start.candidates = load_candidates(*args);
+    if (args->cmdline) {
+      start.cmdline_good = args->good;
+      start.cmdline_changes = cmdline_changes(args->good, args->bad);
+    }
     set_metric(*args, start);
     const bool by_line = args->cmdline;
     auto good = candidate_index(start, by_line ? start.candidates.front().name : args->good);
@@ -269,7 +285,7 @@ void register_verdicts(CLI::App& bisect, const std::shared_ptr<std::string>& sta
     command->add_option("CANDIDATE", *name, "Candidate name");
     command->callback([verdict, name, state_dir] {
       auto dir = must(BisectDir::open(*state_dir));
-      const std::string target = verdict_target(must(dir.session()), *name);
+      const std::string target = verdict_target(dir, must(dir.session()), *name);
       print_outcome(bisect_report(must(dir.record(verdict_event(target, verdict, "user")))));
     });
   }
@@ -409,6 +425,11 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
         }
         case StepPlan::Kind::kWrongBoot:
           throw FatalError("bisect step: " + plan.why + " (nothing recorded)");
+        case StepPlan::Kind::kAddCandidate:
+          std::cout << "isolation test: " << plan.to_add.name << "\n";
+          if (args->dry_run) return;
+          session = must(dir.record(candidate_event(plan.to_add)));
+          continue;
         case StepPlan::Kind::kRecordCrash: {
           std::cout << plan.why << (args->dry_run ? " (dry run: not recorded)\n" : "\n");
           if (args->dry_run) return;
