@@ -154,7 +154,8 @@ TEST(HistoryInstall, InstallsTheBootcheckUnitForThisBinaryAndUninstallsIt) {
   // Byte for byte the shipped file apart from the program: the embedded copy is current.
   std::string shipped =
       testing::read_bytes(testing::source_dir() + "/scripts/systemd/kdrift-bootcheck.service");
-  shipped.replace(shipped.find("@KDRIFT@"), 8, binary);
+  for (size_t at = shipped.find("@KDRIFT@"); at != std::string::npos; at = shipped.find("@KDRIFT@"))
+    shipped.replace(at, 8, binary);
   EXPECT_EQ(unit, shipped);
   EXPECT_TRUE(fs::is_symlink(unit_dir + "/multi-user.target.wants/kdrift-bootcheck.service"));
   if (testing::run_command("command -v systemd-analyze").status == 0) {

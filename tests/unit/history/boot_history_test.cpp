@@ -119,7 +119,7 @@ TEST(BootHistory, UnreadableFilesAreListedWithTheirErrorAndTheListingGoesOn) {
 TEST(BootHistory, KeepsTheNewestBootsAndNeverPrunesTheOneJustRecorded) {
   const TempDir tmp;
   for (int day = 1; day <= 5; ++day) {
-    const std::string id = std::string(8, static_cast<char>('0' + day)) + "-x";
+    const std::string id = std::string(8, static_cast<char>('0' + day)) + "-a";
     ASSERT_TRUE(record_boot(
         tmp.path(), boot_snapshot(id, "6.1.0", "2025-01-0" + std::to_string(day) + "T00:00:00Z"),
         3));
@@ -130,7 +130,7 @@ TEST(BootHistory, KeepsTheNewestBootsAndNeverPrunesTheOneJustRecorded) {
                                       "20250105T000000Z-55555555.json.gz"}));
   // A boot whose clock was wrong sorts first; the oldest other one goes instead.
   auto early =
-      record_boot(tmp.path(), boot_snapshot("99999999-x", "6.1.0", "1970-01-01T00:00:09Z"), 3);
+      record_boot(tmp.path(), boot_snapshot("99999999-a", "6.1.0", "1970-01-01T00:00:09Z"), 3);
   ASSERT_TRUE(early);
   EXPECT_EQ(file_names(tmp.path()),
             (std::vector<std::string>{"19700101T000009Z-99999999.json.gz",
@@ -139,11 +139,11 @@ TEST(BootHistory, KeepsTheNewestBootsAndNeverPrunesTheOneJustRecorded) {
   // ...and the boot before it is still the newest other boot, not whatever sorts before it.
   auto boots = list_boots(tmp.path());
   ASSERT_TRUE(boots);
-  const auto previous = previous_boot(*boots, "99999999-x");
+  const auto previous = previous_boot(*boots, "99999999-a");
   ASSERT_TRUE(previous);
-  EXPECT_EQ(previous->boot_id, "55555555-x");
+  EXPECT_EQ(previous->boot_id, "55555555-a");
   EXPECT_FALSE(
-      record_boot(tmp.path(), boot_snapshot("aaaaaaaa-y", "6.1.0", "2025-01-09T00:00:00Z"), 0));
+      record_boot(tmp.path(), boot_snapshot("aaaaaaaa-b", "6.1.0", "2025-01-09T00:00:00Z"), 0));
 }
 
 TEST(BootHistory, ASnapshotWithoutAUsableBootIdIsRefused) {
