@@ -14,5 +14,6 @@ void register_import_fio(CLI::App& app, int& exit_status);
 void register_diff(CLI::App& app, int& exit_status);
 void register_check(CLI::App& app, int& exit_status);
 void register_bisect(CLI::App& app, int& exit_status);
+void register_history(CLI::App& app, int& exit_status);
 
 }  // namespace kdrift
