@@ -173,6 +173,13 @@ Json bisect_report(const Session& session) {
       step["verdict"] = verdict_text(state, session.start.config);
     }
     if (state.judgement) step["reason"] = state.judgement->reason;
+    if (const Json& details = session.details[i]; details.is_object()) {
+      // A step's own account: a functional verdict's why and evidence, the snapshot it judged.
+      for (const char* key : {"evidence", "snapshot"}) {
+        if (details.contains(key)) step[key] = details[key];
+      }
+      if (details.contains("why")) step["reason"] = details["why"];
+    }
     if (state.retested) step["retest_confirmed"] = state.retest_confirmed;
     steps.push_back(std::move(step));
   }

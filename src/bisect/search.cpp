@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 namespace kdrift {
 namespace {
@@ -194,6 +195,27 @@ void Search::declare(std::size_t candidate, Verdict verdict) {
 }
 
 Action Search::next_declared() const {
+  if (config_.verify_endpoints) {
+    for (const auto& [index, expected, name] :
+         {std::tuple{bad_, Verdict::kBad, "bad"}, std::tuple{good_, Verdict::kGood, "good"}}) {
+      const CandidateState& endpoint = states_[index];
+      const std::string which = std::string("the ") + name + " endpoint";
+      if (endpoint.crashes >= config_.max_attempts) {
+        return finish(Action::Kind::kRefused, which + " did not come back from its boots");
+      }
+      if (endpoint.declared_skip) {
+        return finish(Action::Kind::kRefused, which + " could not be tested");
+      }
+      if (!endpoint.declared) {
+        return measure(index, 0, Action::Purpose::kReference, true, "verify " + which);
+      }
+      if (*endpoint.declared != expected) {
+        return finish(Action::Kind::kRefused,
+                      which + " tested " + verdict_name(*endpoint.declared) +
+                          ": the predicate does not tell the endpoints apart");
+      }
+    }
+  }
   const auto [low, high] = bounds();
   if (const auto candidate = middle(low, high)) {
     return measure(*candidate, 0, Action::Purpose::kBisect, true,

@@ -34,6 +34,9 @@ struct SearchConfig {
   // finding present or absent (a functional bisect): exact, so no references, no calibration,
   // no retest. Each candidate is asked once.
   bool declared = false;
+  // With declared: each endpoint is asked first, bad then good (a predicate is evaluated on it),
+  // and a bisect whose endpoints do not hold is refused rather than searched.
+  bool verify_endpoints = false;
 };
 
 struct Action {

@@ -24,7 +24,8 @@ Json config_json(const SearchConfig& config) {
           {"more_samples", config.more_samples},
           {"max_samples", config.max_samples},
           {"max_attempts", config.max_attempts},
-          {"declared", config.declared}};
+          {"declared", config.declared},
+          {"verify_endpoints", config.verify_endpoints}};
 }
 
 // Reads the settings back; a missing key keeps the default (journals of older kdrift versions).
@@ -42,8 +43,10 @@ std::optional<SearchConfig> config_from(const Json& node) {
     *field = static_cast<int>(value);
   }
   if (!(config.alpha > 0 && config.alpha < 1)) return std::nullopt;
-  if (const Json* declared = member(node, "declared"); declared && declared->is_boolean()) {
-    config.declared = declared->get<bool>();
+  for (const auto& [key, field] : {std::pair{"declared", &config.declared},
+                                   std::pair{"verify_endpoints", &config.verify_endpoints}}) {
+    if (const Json* flag = member(node, key); flag && flag->is_boolean())
+      *field = flag->get<bool>();
   }
   return config;
 }
@@ -53,6 +56,8 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
   start.id = text_member(event, "id");
   start.metric = text_member(event, "metric");
   start.mode = text_member(event, "mode");
+  start.profile = text_member(event, "profile");
+  start.target = text_member(event, "target");
   const Json* candidates = array_member(event, "candidates");
   if (start.id.empty() || start.metric.empty() || start.mode.empty() || candidates == nullptr) {
     return content_error(where + ": the start event needs id, metric, mode and candidates");
@@ -89,14 +94,17 @@ Json start_event(const BisectStart& start) {
   for (const Candidate& candidate : start.candidates) {
     candidates.push_back(candidate_json(candidate));
   }
-  return {{"event", "start"},
-          {"id", start.id},
-          {"candidates", std::move(candidates)},
-          {"good", start.candidates.at(start.good).name},
-          {"bad", start.candidates.at(start.bad).name},
-          {"metric", start.metric},
-          {"mode", start.mode},
-          {"config", config_json(start.config)}};
+  Json event = {{"event", "start"},
+                {"id", start.id},
+                {"candidates", std::move(candidates)},
+                {"good", start.candidates.at(start.good).name},
+                {"bad", start.candidates.at(start.bad).name},
+                {"metric", start.metric},
+                {"mode", start.mode},
+                {"config", config_json(start.config)}};
+  if (!start.profile.empty()) event["profile"] = start.profile;
+  if (!start.target.empty()) event["target"] = start.target;
+  return event;
 }
 
 Json samples_event(const std::string& candidate, const std::vector<double>& values) {
@@ -110,6 +118,11 @@ Json crash_event(const std::string& candidate) {
 Json verdict_event(const std::string& candidate, const std::string& verdict,
                    const std::string& by) {
   return {{"event", "verdict"}, {"candidate", candidate}, {"verdict", verdict}, {"by", by}};
+}
+
+Json attempt_event(const std::string& candidate, int attempt, const std::string& boot_id) {
+  return {
+      {"event", "attempt"}, {"candidate", candidate}, {"attempt", attempt}, {"boot_id", boot_id}};
 }
 
 Result<std::size_t> candidate_index(const BisectStart& start, const std::string& name) {
@@ -129,13 +142,32 @@ Result<Session> replay(const std::vector<Json>& events, const std::string& sourc
   }
   auto start = start_from(events[0], first);
   if (!start) return start.error();
-  Session session{*start, Search(start->candidates.size(), start->good, start->bad, start->config)};
+  Session session{*start, Search(start->candidates.size(), start->good, start->bad, start->config),
+                  {},     std::nullopt,
+                  {},     std::vector<Json>(start->candidates.size())};
   for (std::size_t i = 1; i < events.size(); ++i) {
     const Json& event = events[i];
     const std::string where = source + ": event " + std::to_string(i + 1);
     const std::string kind = text_member(event, "event");
     auto index = candidate_index(session.start, text_member(event, "candidate"));
     if (!index) return content_error(where + ": " + index.error().describe());
+    if (kind == "attempt") {
+      const auto number = number_member(event, "attempt");
+      const int expected = static_cast<int>(session.attempts.size()) + 1;
+      if (!number || *number != expected) {
+        return content_error(where + ": attempt must be numbered " + std::to_string(expected));
+      }
+      session.attempts.push_back({expected, *index, text_member(event, "boot_id")});
+      session.pending = session.attempts.back();
+      continue;
+    }
+    if (session.pending && session.pending->candidate == *index) session.pending.reset();
+    if (const std::string boot = text_member(event, "boot_id"); !boot.empty() && kind != "crash") {
+      session.measured_boots.push_back(boot);
+    }
+    if (const Json* details = member(event, "details"); details != nullptr) {
+      session.details[*index] = *details;
+    }
     if (kind == "samples") {
       const Json* values = array_member(event, "values");
       if (values == nullptr || values->empty()) {

@@ -6,6 +6,7 @@
 // `replay FILE` reproduce a finished bisect.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct BisectStart {
   std::size_t bad = 0;
   std::string metric;  // "probe:PROFILE:MODE:IODEPTH:iops", "finding:ID", or "declared"
   std::string mode;    // "kexec" or "manual"
+  // What `step` measures on: the probe profile run before a finding is judged (empty: a capture
+  // alone) and the probe's target device or file.
+  std::string profile;
+  std::string target;
   SearchConfig config;
 };
 
@@ -31,10 +36,27 @@ Json samples_event(const std::string& candidate, const std::vector<double>& valu
 Json crash_event(const std::string& candidate);
 // verdict: "good", "bad" or "skip"; by: "user", "run" or "step".
 Json verdict_event(const std::string& candidate, const std::string& verdict, const std::string& by);
+// Written, and synced, before a kexec into the candidate: attempt numbers count from 1 and go
+// into the command line's bisect token; boot_id is the boot that loaded the kexec.
+Json attempt_event(const std::string& candidate, int attempt, const std::string& boot_id);
+// Samples, verdict and crash events may carry more: "boot_id" (the boot that measured),
+// "attempt", "details" (a step's evidence: the finding's signature, the snapshot), "why".
+
+struct Attempt {
+  int number = 0;
+  std::size_t candidate = 0;
+  std::string boot_id;
+};
 
 struct Session {
   BisectStart start;
   Search search;
+  std::vector<Attempt> attempts;
+  // The last attempt while nothing has been recorded about its candidate since: the boot that
+  // must have come up as that candidate, or it did not come back.
+  std::optional<Attempt> pending;
+  std::vector<std::string> measured_boots;  // boot ids a measurement or a step verdict came from
+  std::vector<Json> details;                // per candidate: the last event's "details", or null
 };
 
 // Errors name source and the event's position: no start first, an unknown event or candidate, a

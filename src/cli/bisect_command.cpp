@@ -1,13 +1,16 @@
-// kdrift bisect: git bisect's vocabulary over kernels and command lines. This part runs the
-// bisect whose verdicts are said (good / bad / skip by the user, or a command's exit status with
-// `run`); the measured, kexec-driven loop builds on the same state directory.
+// kdrift bisect: git bisect's vocabulary over kernels and command lines. Verdicts are said (good /
+// bad / skip by the user, or a command's exit status with `run`) or measured by `step` on each
+// boot (a probe figure, or a finding present or absent), which then kexecs into the next
+// candidate. Every command reads and records through the same state directory.
 
-#include <fcntl.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <iostream>
@@ -15,11 +18,20 @@
 
 #include "bisect/bisect_dir.h"
 #include "bisect/candidates.h"
+#include "bisect/cmdline_candidates.h"
 #include "bisect/journal.h"
+#include "bisect/kexec.h"
+#include "bisect/step.h"
+#include "checks/finding_signature.h"
+#include "checks/rule_loader.h"
+#include "cli/bisect_measure.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "snapshot/json_access.h"
 #include "util/fatal.h"
+#include "util/process.h"
 #include "util/sysroot.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -46,7 +58,10 @@ void print_outcome(const Json& report) {
     std::cout << "next: test " << next.value("candidate", "");
     if (next.contains("kernel")) std::cout << " (kernel " << next.value("kernel", "") << ")";
     if (next.contains("append")) std::cout << " append \"" << next.value("append", "") << "\"";
-    std::cout << ", then kdrift bisect good|bad|skip (" << report.value("why", "") << ")\n";
+    const bool measured = report.value("metric", "declared") != "declared";
+    std::cout << (measured ? ": kdrift bisect step measures it ("
+                           : ", then kdrift bisect good|bad|skip (")
+              << report.value("why", "") << ")\n";
   } else if (report.at("first_bad").is_string()) {
     std::cout << "first bad: " << report.at("first_bad").get<std::string>() << "\n";
     for (const Json& name : report.at("could_also_be")) {
@@ -71,9 +86,71 @@ struct StartArguments {
   std::string bad;
   std::string candidates_file;
   std::string kernels_from;
+  bool cmdline = false;
+  std::string metric;
+  std::string predicate;
+  std::string mode;
+  std::string profile;
+  std::string target = ".";
+  int reference_samples = SearchConfig{}.reference_samples;
 };
 
+// What start records about how candidates are judged; usage errors are fatal and name the option.
+void set_metric(const StartArguments& args, BisectStart& start) {
+  if (!args.metric.empty() && !args.predicate.empty()) {
+    throw FatalError("bisect start: give --metric or --predicate, not both");
+  }
+  if (!args.metric.empty()) {
+    must(parse_probe_metric(args.metric));
+    if (!args.profile.empty()) throw FatalError("--profile goes inside --metric's PROFILE field");
+    start.metric = args.metric;
+  } else if (!args.predicate.empty()) {
+    const auto rules = must(builtin_rules());
+    must(functional_rule(rules, args.predicate));
+    start.metric = "finding:" + args.predicate;
+    start.profile = args.profile;
+    start.config.declared = true;
+    start.config.verify_endpoints = true;
+  } else {
+    start.metric = "declared";
+    start.config.declared = true;
+  }
+  start.target = start.metric == "declared" ? "" : args.target;
+  start.config.reference_samples = args.reference_samples;
+  const bool measured = start.metric != "declared";
+  const bool all_kernels = std::all_of(start.candidates.begin(), start.candidates.end(),
+                                       [](const Candidate& c) { return !c.kernel.empty(); });
+  start.mode = !args.mode.empty() ? args.mode : (measured && all_kernels ? "kexec" : "manual");
+  if (start.mode == "kexec") {
+    if (!measured) throw FatalError("--mode kexec needs --metric or --predicate: step measures");
+    for (const Candidate& candidate : start.candidates) {
+      if (candidate.kernel.empty()) {
+        throw FatalError("--mode kexec: candidate " + candidate.name + " has no kernel=");
+      }
+    }
+  }
+}
+
+// --cmdline: the running kernel, from the root's /boot, with the good command line changed one
+// parameter at a time into the bad one. --good and --bad are then command lines.
+std::vector<Candidate> cmdline_bisect_candidates(const StartArguments& args) {
+  const SysRoot root(args.kernels_from.empty() ? "/" : args.kernels_from);
+  const auto release = root.read("/proc/sys/kernel/osrelease");
+  if (!release) throw FatalError("bisect start --cmdline: " + release.error().describe());
+  const std::string running(trim(*release));
+  for (const Candidate& kernel : must(candidates_from_boot(root))) {
+    if (kernel.release != running) continue;
+    auto candidates = cmdline_candidates(args.good, args.bad, kernel);
+    if (candidates.size() < 2)
+      throw FatalError("bisect start --cmdline: the command lines do not differ");
+    return candidates;
+  }
+  throw FatalError("bisect start --cmdline: the running kernel " + running +
+                   " has no image in /boot; list it with --candidates");
+}
+
 std::vector<Candidate> load_candidates(const StartArguments& args) {
+  if (args.cmdline) return cmdline_bisect_candidates(args);
   if (!args.candidates_file.empty()) {
     return must(parse_candidate_list(read_input(args.candidates_file), args.candidates_file));
   }
@@ -96,54 +173,36 @@ std::string verdict_target(const Session& session, const std::string& named) {
   return session.start.candidates[next.candidate].name;
 }
 
-// Runs argv (no shell) with the candidate in its environment; its exit status, or 128 + the
-// signal that ended it. A command that cannot be started is an error, never a verdict: an
+// Runs the command (no shell) with the candidate in its environment; its exit status, or 128 +
+// the signal that ended it. A command that cannot be started is an error, never a verdict: an
 // infrastructure failure must not count as bad.
 int run_for_candidate(const std::vector<std::string>& command, const Candidate& candidate) {
-  int exec_error[2];
-  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
-    throw FatalError(std::string("pipe: ") + std::strerror(errno));
+  ProcessOptions options;
+  options.environment = {{"KDRIFT_BISECT_CANDIDATE", candidate.name},
+                         {"KDRIFT_BISECT_KERNEL", candidate.kernel},
+                         {"KDRIFT_BISECT_INITRD", candidate.initrd},
+                         {"KDRIFT_BISECT_APPEND", candidate.append}};
+  auto ran = run_process(command, options);
+  if (!ran) {
+    throw FatalError("bisect run: cannot run " + ran.error().describe() + " (nothing recorded)");
   }
-  const pid_t child = ::fork();
-  if (child < 0) throw FatalError(std::string("fork: ") + std::strerror(errno));
-  if (child == 0) {
-    ::close(exec_error[0]);
-    ::setenv("KDRIFT_BISECT_CANDIDATE", candidate.name.c_str(), 1);
-    ::setenv("KDRIFT_BISECT_KERNEL", candidate.kernel.c_str(), 1);
-    ::setenv("KDRIFT_BISECT_INITRD", candidate.initrd.c_str(), 1);
-    ::setenv("KDRIFT_BISECT_APPEND", candidate.append.c_str(), 1);
-    std::vector<char*> argv;
-    argv.reserve(command.size() + 1);
-    for (const std::string& word : command)
-      argv.push_back(const_cast<char*>(word.c_str()));
-    argv.push_back(nullptr);
-    ::execvp(argv[0], argv.data());
-    const int code = errno;
-    (void)!::write(exec_error[1], &code, sizeof code);
-    ::_exit(kRunAbortFrom - 1);
-  }
-  ::close(exec_error[1]);
-  int code = 0;
-  const bool exec_failed = ::read(exec_error[0], &code, sizeof code) == sizeof code;
-  ::close(exec_error[0]);
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) throw FatalError(std::string("waitpid: ") + std::strerror(errno));
-  }
-  if (exec_failed) {
-    throw FatalError("bisect run: cannot run " + command[0] + ": " + std::strerror(code) +
-                     " (nothing recorded)");
-  }
-  if (WIFSIGNALED(status)) return kRunAbortFrom + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return ran->exit_status;
 }
 
 void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto args = std::make_shared<StartArguments>();
   auto* command = bisect.add_subcommand(
       "start", "Begin a bisect between a good and a bad candidate (oldest first)");
-  command->add_option("--good", args->good, "The last known good candidate")->required();
-  command->add_option("--bad", args->bad, "The first known bad candidate")->required();
+  command
+      ->add_option("--good", args->good,
+                   "The last known good candidate (with --cmdline: "
+                   "the good command line)")
+      ->required();
+  command
+      ->add_option("--bad", args->bad,
+                   "The first known bad candidate (with --cmdline: the "
+                   "bad command line)")
+      ->required();
   auto* list = command->add_option(
       "--candidates", args->candidates_file,
       "File with one candidate per line, oldest first: NAME [kernel=PATH] [initrd=PATH] "
@@ -152,18 +211,46 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
                                    "Root whose /boot holds the kernels (/ for this host)");
   list->excludes(boot);
   boot->excludes(list);
+  command->add_option("--metric", args->metric,
+                      "Measure each candidate: probe:PROFILE:ENGINE:IODEPTH:STAT, STAT iops, p50, "
+                      "p99 or p99.9 (a performance bisect)");
+  command->add_option("--predicate", args->predicate,
+                      "Bad is the bad endpoint's way of showing this finding id (a functional "
+                      "bisect: present or absent, and its matched values)");
+  command
+      ->add_option("--mode", args->mode,
+                   "kexec: step kexecs from candidate to candidate; manual: you boot them "
+                   "(default kexec when measuring kernels)")
+      ->check(CLI::IsMember({"kexec", "manual"}));
+  command->add_option("--profile", args->profile,
+                      "With --predicate: probe profile to run before judging (default: a capture "
+                      "alone)");
+  command
+      ->add_option("--reference-samples", args->reference_samples,
+                   "With --metric: probe runs on each endpoint before bisecting (fewer is "
+                   "quicker and resolves less)")
+      ->check(CLI::Range(5, 1000))
+      ->capture_default_str();
+  command
+      ->add_option("--target", args->target,
+                   "Device or file the probe measures (never one holding data)")
+      ->capture_default_str();
+  auto* cmdline = command->add_flag(
+      "--cmdline", args->cmdline,
+      "Bisect the running kernel's command line: --good and --bad are command lines, and each "
+      "candidate applies one more of the parameters that differ");
+  cmdline->excludes(list);
   command->callback([args, state_dir, list, boot] {
-    if (list->count() + boot->count() == 0) {
-      throw FatalError("bisect start: give --candidates FILE or --kernels-from /");
+    if (list->count() + boot->count() == 0 && !args->cmdline) {
+      throw FatalError("bisect start: give --candidates FILE, --kernels-from / or --cmdline");
     }
     BisectStart start;
     start.id = new_bisect_id();
     start.candidates = load_candidates(*args);
-    start.metric = "declared";
-    start.mode = "manual";
-    start.config.declared = true;
-    auto good = candidate_index(start, args->good);
-    auto bad = candidate_index(start, args->bad);
+    set_metric(*args, start);
+    const bool by_line = args->cmdline;
+    auto good = candidate_index(start, by_line ? start.candidates.front().name : args->good);
+    auto bad = candidate_index(start, by_line ? start.candidates.back().name : args->bad);
     if (!good) throw FatalError("--good: " + good.error().describe());
     if (!bad) throw FatalError("--bad: " + bad.error().describe());
     if (*good >= *bad) throw FatalError("--good must come before --bad in the candidates");
@@ -217,6 +304,153 @@ void register_run(CLI::App& bisect, const std::shared_ptr<std::string>& state_di
   });
 }
 
+struct StepArguments {
+  bool dry_run = false;
+  std::string root = "/";
+  std::string checks_directory;
+};
+
+BootIdentity read_boot_identity(const SysRoot& root) {
+  auto text = [&root](const char* path) {
+    auto contents = root.read(path);
+    if (!contents) throw FatalError("bisect step: " + contents.error().describe());
+    return std::string(trim(*contents));
+  };
+  return {text("/proc/sys/kernel/random/boot_id"), text("/proc/sys/kernel/osrelease"),
+          text("/proc/cmdline")};
+}
+
+// A file name for what a step saved about a candidate: unique per journal position.
+std::string step_snapshot_path(const BisectDir& dir, const Session& session,
+                               std::size_t candidate) {
+  std::string name = session.start.candidates[candidate].name;
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '-') c = '_';
+  }
+  const std::string folder = dir.path() + "/snapshots";
+  if (::mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
+    throw FatalError("bisect step: mkdir " + folder + ": " + std::strerror(errno));
+  }
+  return folder + "/" + std::to_string(session.attempts.size()) + "-" + name + "-" +
+         std::to_string(session.measured_boots.size()) + ".json";
+}
+
+Json measure_here(const BisectDir& dir, const Session& session, const StepPlan& plan,
+                  const StepArguments& args, const SysRoot& root) {
+  const std::string& name = session.start.candidates[plan.candidate].name;
+  if (starts_with(session.start.metric, "finding:")) {
+    const auto rules = args.checks_directory.empty() ? must(builtin_rules())
+                                                     : must(load_rules(args.checks_directory));
+    return judge_by_finding(session, plan.candidate, rules, root,
+                            step_snapshot_path(dir, session, plan.candidate));
+  }
+  if (args.root != "/")
+    throw FatalError("bisect step: the probe measures the live host; not with --root");
+  const ProbeMetric metric = must(parse_probe_metric(session.start.metric));
+  return samples_event(name,
+                       measure_probe_metric(metric, session.start.target, plan.action.samples));
+}
+
+KexecPreflight checked_preflight(const SysRoot& root) {
+  const char* path = std::getenv("PATH");
+  KexecPreflight preflight =
+      kexec_preflight(root, path != nullptr ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
+  for (const std::string& note : preflight.notes)
+    std::cerr << "kexec: " << note << "\n";
+  if (!preflight.ok()) {
+    std::string problems;
+    for (const std::string& problem : preflight.problems)
+      problems += "\n  " + problem;
+    throw FatalError("bisect step: this machine cannot kexec (nothing recorded):" + problems);
+  }
+  return preflight;
+}
+
+// The kexec into plan's candidate, with the bisect token on its command line. Only returns when
+// dry_run; a failure is an infrastructure error, never a verdict.
+void boot_candidate(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                    const SysRoot& root, const KexecPreflight& preflight, bool dry_run) {
+  const Candidate& candidate = session.start.candidates[plan.candidate];
+  const std::string base =
+      candidate.append.empty() ? strip_boot_words(boot.cmdline) : candidate.append;
+  const KexecImage image{candidate.kernel, candidate.initrd,
+                         base + " " + format_bisect_token(session.start.id, plan.attempt)};
+  must(kexec_into(preflight, image, systemd_is_pid1(root), dry_run, std::cout));
+}
+
+void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir,
+                   int& exit_status) {
+  auto args = std::make_shared<StepArguments>();
+  auto* command = bisect.add_subcommand(
+      "step",
+      "On this boot: check it is the candidate expected, measure it, record, and kexec into the "
+      "next (what kdrift-bisect.service runs on every boot)");
+  command->add_flag("--dry-run", args->dry_run,
+                    "Say what this boot would do and print the kexec commands; record nothing");
+  command
+      ->add_option("--root", args->root,
+                   "Read proc/ and sys/ below DIR (tests and rehearsals); a capture only")
+      ->capture_default_str();
+  command->add_option("--checks", args->checks_directory, "More rules for --predicate (*.toml)");
+  command->callback([args, state_dir, &exit_status] {
+    const SysRoot root(args->root);
+    auto dir = must(BisectDir::open(*state_dir));
+    Session session = must(dir.session());
+    for (;;) {
+      const BootIdentity boot = read_boot_identity(root);
+      const StepPlan plan = plan_step(session, boot);
+      const std::string name = session.start.candidates[plan.candidate].name;
+      switch (plan.kind) {
+        case StepPlan::Kind::kFinished: {
+          const Json report = bisect_report(session);
+          print_outcome(report);
+          exit_status = report.value("state", "") == "done" ? kExitClean : kExitFindings;
+          return;
+        }
+        case StepPlan::Kind::kWrongBoot:
+          throw FatalError("bisect step: " + plan.why + " (nothing recorded)");
+        case StepPlan::Kind::kRecordCrash: {
+          std::cout << plan.why << (args->dry_run ? " (dry run: not recorded)\n" : "\n");
+          if (args->dry_run) return;
+          Json event = crash_event(name);
+          event["attempt"] = plan.attempt;
+          event["why"] = plan.why;
+          session = must(dir.record(event));
+          continue;
+        }
+        case StepPlan::Kind::kMeasureHere: {
+          std::cout << "measuring " << name << " (" << plan.why << ")\n";
+          if (args->dry_run) return;
+          Json event = measure_here(dir, session, plan, *args, root);
+          event["boot_id"] = boot.boot_id;
+          if (plan.attempt > 0) event["attempt"] = plan.attempt;
+          session = must(dir.record(event));
+          if (const Json* details = object_member(event, "details")) {
+            std::cout << name << ": " << event.value("verdict", "") << " ("
+                      << details->value("why", "") << ")\n";
+          } else {
+            std::cout << name << ": " << event.at("values").dump() << "\n";
+          }
+          continue;
+        }
+        case StepPlan::Kind::kBoot:
+        case StepPlan::Kind::kBootAgain:
+          std::cout << "booting " << name << ", attempt " << plan.attempt << " (" << plan.why
+                    << ")\n";
+          {
+            const KexecPreflight preflight = checked_preflight(root);
+            if (plan.kind == StepPlan::Kind::kBoot && !args->dry_run) {
+              // Durable before the jump: the next boot must know what it was meant to be.
+              session = must(dir.record(attempt_event(name, plan.attempt, boot.boot_id)));
+            }
+            boot_candidate(session, plan, boot, root, preflight, args->dry_run);
+          }
+          return;
+      }
+    }
+  });
+}
+
 void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto format = std::make_shared<std::string>("text");
   auto show = [state_dir, format] {
@@ -255,7 +489,7 @@ void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_
 
 }  // namespace
 
-void register_bisect(CLI::App& app, int& /*exit_status*/) {
+void register_bisect(CLI::App& app, int& exit_status) {
   auto* bisect = app.add_subcommand(
       "bisect", "Find the first bad kernel or command line (git bisect's vocabulary)");
   bisect->require_subcommand(1);
@@ -267,6 +501,7 @@ void register_bisect(CLI::App& app, int& /*exit_status*/) {
   register_start(*bisect, state_dir);
   register_verdicts(*bisect, state_dir);
   register_run(*bisect, state_dir);
+  register_step(*bisect, state_dir, exit_status);
   register_views(*bisect, state_dir);
 }
 

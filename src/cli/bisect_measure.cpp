@@ -1,0 +1,162 @@
+#include "cli/bisect_measure.h"
+
+#include <charconv>
+
+#include "checks/finding_signature.h"
+#include "cli/probe_arguments.h"
+#include "collect/capture.h"
+#include "snapshot/json_access.h"
+#include "util/atomic_file.h"
+#include "util/fatal.h"
+#include "util/text.h"
+
+namespace kdrift {
+namespace {
+
+// The latency percentiles a metric may name, as the probe's percentile keys.
+constexpr std::pair<std::string_view, std::string_view> kPercentiles[] = {
+    {"p50", "50.000000"}, {"p99", "99.000000"}, {"p99.9", "99.900000"}};
+
+std::string_view percentile_key(std::string_view statistic) {
+  for (const auto& [name, key] : kPercentiles) {
+    if (name == statistic) return key;
+  }
+  return {};
+}
+
+// The direction of the job's I/O that the metric reads: writes for write-only workloads.
+const Json* io_side(const Json& job) {
+  const std::string rw = text_member(job, "rw");
+  const bool writes = rw == "write" || rw == "randwrite";
+  return object_member(job, writes ? "write" : "read");
+}
+
+Json signature_json(const FindingObservation& observation) {
+  return {{"present", observation.present}, {"signature", observation.signature}};
+}
+
+}  // namespace
+
+Result<ProbeMetric> parse_probe_metric(std::string_view text) {
+  const std::string usage = "--metric " + std::string(text) +
+                            ": expected probe:PROFILE:ENGINE:IODEPTH:STAT with STAT iops, p50, "
+                            "p99 or p99.9 (probe:quick:io_uring:16:iops)";
+  const auto parts = split(text, ':');
+  if (parts.size() != 5 || parts[0] != "probe") return content_error(usage);
+  ProbeMetric metric{parts[1], parts[2], 0, parts[4]};
+  const std::string& depth = parts[3];
+  const auto [end, error] =
+      std::from_chars(depth.data(), depth.data() + depth.size(), metric.iodepth);
+  if (metric.profile.empty() || metric.engine.empty() || error != std::errc() ||
+      end != depth.data() + depth.size() || metric.iodepth < 1) {
+    return content_error(usage);
+  }
+  if (metric.statistic != "iops" && percentile_key(metric.statistic).empty()) {
+    return content_error(usage);
+  }
+  return metric;
+}
+
+Result<double> metric_value(const ProbeMetric& metric, const Json& probe) {
+  const Json* jobs = array_member(probe, "jobs");
+  for (const Json& job : jobs != nullptr ? *jobs : Json::array()) {
+    if (text_member(job, "engine") != metric.engine ||
+        number_member(job, "iodepth").value_or(0) != metric.iodepth) {
+      continue;
+    }
+    if (text_member(job, "status") != "ok") {
+      return content_error("job \"" + text_member(job, "name") +
+                           "\" did not run: " + text_member(job, "status"));
+    }
+    const Json* side = io_side(job);
+    const Json* per_second = side != nullptr ? object_member(*side, "iops_per_second") : nullptr;
+    if (metric.statistic == "iops") {
+      if (const auto median = per_second ? number_member(*per_second, "median") : std::nullopt) {
+        return *median;
+      }
+      // A run shorter than a second has no per-second samples: its whole-run rate stands in.
+      if (const auto whole = side != nullptr ? number_member(*side, "iops") : std::nullopt) {
+        return *whole;
+      }
+    } else {
+      const Json* latency = side != nullptr ? object_member(*side, "lat_ns") : nullptr;
+      const Json* percentiles =
+          latency != nullptr ? object_member(*latency, "percentile") : nullptr;
+      const std::string key(percentile_key(metric.statistic));
+      if (const auto value = percentiles ? number_member(*percentiles, key) : std::nullopt) {
+        return *value;
+      }
+    }
+    return content_error("job \"" + text_member(job, "name") + "\" has no " + metric.statistic);
+  }
+  return content_error("the probe ran no " + metric.engine + " job at iodepth " +
+                       std::to_string(metric.iodepth) + " (profile " + metric.profile + ")");
+}
+
+std::vector<double> measure_probe_metric(const ProbeMetric& metric, const std::string& target,
+                                         int runs) {
+  ProbeArguments args;
+  args.profile = metric.profile;
+  args.target = target;
+  args.engines = metric.engine;
+  args.iodepths = std::to_string(metric.iodepth);
+  const Profile profile = args.resolve_profile();
+  const ProbeOptions options = args.resolve_options(profile);
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(runs));
+  for (int run = 0; run < runs; ++run) {
+    auto value = metric_value(metric, run_probe_or_exit(profile, options));
+    // A run that did not produce the figure is an infrastructure failure, never a bad sample.
+    if (!value)
+      throw FatalError("bisect step: " + value.error().describe() + " (nothing recorded)");
+    values.push_back(*value);
+  }
+  return values;
+}
+
+Json judge_by_finding(const Session& session, std::size_t candidate, const std::vector<Rule>& rules,
+                      const SysRoot& root, const std::string& snapshot_path) {
+  const BisectStart& start = session.start;
+  const std::string id = start.metric.substr(std::string_view("finding:").size());
+  auto rule = functional_rule(rules, id);
+  if (!rule) throw FatalError("bisect step: " + rule.error().describe());
+  Json snapshot = capture_snapshot(root);
+  if (!start.profile.empty()) {
+    ProbeArguments args;
+    args.profile = start.profile;
+    args.target = start.target.empty() ? "." : start.target;
+    const Profile profile = args.resolve_profile();
+    snapshot["probe"] = run_probe_or_exit(profile, args.resolve_options(profile));
+  }
+  if (auto saved = write_file_atomically(snapshot_path, to_text(snapshot)); !saved) {
+    throw FatalError("bisect step: " + saved.error().describe());
+  }
+  const FindingObservation observation = observe_finding(**rule, snapshot);
+  const Json seen = signature_json(observation);
+  const Json& bad = session.details[start.bad];
+  const Json& good = session.details[start.good];
+  std::string verdict;
+  std::string why;
+  if (candidate == start.bad) {
+    verdict = "bad";
+    why = "the bad endpoint defines bad";
+  } else if (bad.is_object() && bad.value("observed", Json()) == seen) {
+    verdict = "bad";
+    why = "as on the bad endpoint";
+  } else if (candidate == start.good ||
+             (good.is_object() && good.value("observed", Json()) == seen)) {
+    verdict = "good";
+    why = candidate == start.good ? "unlike the bad endpoint" : "as on the good endpoint";
+  } else {
+    verdict = "skip";
+    why = "neither endpoint's behaviour";
+  }
+  Json event = verdict_event(start.candidates[candidate].name, verdict, "step");
+  event["details"] = {{"observed", seen},
+                      {"evidence", observation.evidence},
+                      {"why", (observation.present ? id + " present, " : id + " absent, ") + why},
+                      {"snapshot", snapshot_path}};
+  return event;
+}
+
+}  // namespace kdrift

@@ -1,0 +1,47 @@
+#pragma once
+// Running another program: by argv, never through a shell, so that no word of it is ever
+// re-split or expanded. A program that cannot be started is an error value, never an exit
+// status, so that callers cannot mistake "not installed" for "the program said no".
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+struct ProcessOptions {
+  // Set (or replaced) in the child's environment, on top of this process's own.
+  std::vector<std::pair<std::string, std::string>> environment;
+  // Without capture the child writes to this process's stdout and stderr.
+  bool capture_output = false;
+  // Captured output keeps only its last bytes: the end of a failing program's output is what
+  // explains the failure, and a runaway program must not fill memory.
+  size_t max_output_bytes = size_t{64} << 10;
+};
+
+struct ProcessResult {
+  int exit_status = 0;  // the exit status, or 128 + the signal that ended the program
+  bool signaled = false;
+  std::string output;  // stdout and stderr interleaved, when captured
+  bool output_truncated = false;
+};
+
+// Runs argv[0] (looked up on PATH when it has no '/') with argv, waits for it. Errors: an empty
+// argv (EINVAL), a program that cannot be executed (errno from exec, context argv[0]), or a
+// failing pipe/fork/waitpid. stdin is inherited.
+Result<ProcessResult> run_process(const std::vector<std::string>& argv,
+                                  const ProcessOptions& options = {});
+
+// The path of an executable regular file called name in the ':'-separated search_path (an empty
+// entry is the current directory, as for PATH); a name with a '/' is checked as given.
+std::optional<std::string> find_program(const std::string& name, const std::string& search_path);
+
+// argv as a person would type it into a shell: words quoted only where needed. For logs and
+// dry runs; run_process never goes through a shell.
+std::string shell_quoted(const std::vector<std::string>& argv);
+
+}  // namespace kdrift

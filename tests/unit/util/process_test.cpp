@@ -1,0 +1,143 @@
+#include "util/process.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+
+#include "support/fixtures.h"
+
+namespace kdrift {
+namespace {
+
+using testing::TempDir;
+
+ProcessResult run_ok(const std::vector<std::string>& argv, const ProcessOptions& options = {}) {
+  auto result = run_process(argv, options);
+  EXPECT_TRUE(result) << result.error().describe();
+  return result ? *result : ProcessResult{};
+}
+
+ProcessOptions capturing() {
+  ProcessOptions options;
+  options.capture_output = true;
+  return options;
+}
+
+TEST(RunProcess, ReportsExitStatuses) {
+  EXPECT_EQ(run_ok({"/bin/true"}).exit_status, 0);
+  const ProcessResult failed = run_ok({"/bin/false"});
+  EXPECT_EQ(failed.exit_status, 1);
+  EXPECT_FALSE(failed.signaled);
+  EXPECT_EQ(run_ok({"sh", "-c", "exit 7"}).exit_status, 7);
+}
+
+TEST(RunProcess, ASignalIs128PlusItsNumber) {
+  const ProcessResult killed = run_ok({"sh", "-c", "kill -TERM $$"});
+  EXPECT_TRUE(killed.signaled);
+  EXPECT_EQ(killed.exit_status, 128 + SIGTERM);
+}
+
+TEST(RunProcess, CapturesStdoutAndStderrInOrder) {
+  const ProcessResult result =
+      run_ok({"sh", "-c", "echo out; echo err >&2; echo 'two words'"}, capturing());
+  EXPECT_EQ(result.output, "out\nerr\ntwo words\n");
+  EXPECT_FALSE(result.output_truncated);
+}
+
+TEST(RunProcess, ArgumentsReachTheProgramAsWordsWithoutAShell) {
+  const ProcessResult result =
+      run_ok({"printf", "[%s]\n", "a b", "$HOME", "'q'", "*", ""}, capturing());
+  EXPECT_EQ(result.output, "[a b]\n[$HOME]\n['q']\n[*]\n[]\n");
+}
+
+TEST(RunProcess, KeepsOnlyTheEndOfALongOutput) {
+  ProcessOptions options = capturing();
+  options.max_output_bytes = 100;
+  // 200000 bytes of 'x', then the line that explains the failure.
+  const ProcessResult result = run_ok(
+      {"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo; echo the end; exit 3"}, options);
+  EXPECT_EQ(result.exit_status, 3);
+  EXPECT_TRUE(result.output_truncated);
+  ASSERT_EQ(result.output.size(), 100u);
+  EXPECT_EQ(result.output.substr(result.output.size() - 8), "the end\n");
+}
+
+TEST(RunProcess, PassesExtraEnvironmentAndKeepsTheRest) {
+  ProcessOptions options = capturing();
+  options.environment = {{"KDRIFT_TEST_A", "one two"}, {"HOME", "/replaced"}};
+  const ProcessResult result =
+      run_ok({"sh", "-c", "printf '%s|%s|%s' \"$KDRIFT_TEST_A\" \"$HOME\" \"$PATH\""}, options);
+  const char* path = std::getenv("PATH");
+  ASSERT_NE(path, nullptr);
+  EXPECT_EQ(result.output, std::string("one two|/replaced|") + path);
+}
+
+TEST(RunProcess, WithoutCaptureNothingIsKept) {
+  const ProcessResult result = run_ok({"sh", "-c", "exit 0"});
+  EXPECT_TRUE(result.output.empty());
+}
+
+TEST(RunProcess, AMissingProgramIsAnErrorNotAnExitStatus) {
+  const auto missing = run_process({"/nonexistent/kdrift-no-such-program", "x"}, capturing());
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ENOENT);
+  EXPECT_EQ(missing.error().context, "/nonexistent/kdrift-no-such-program");
+
+  const auto not_on_path = run_process({"kdrift-no-such-program-on-path"});
+  ASSERT_FALSE(not_on_path);
+  EXPECT_EQ(not_on_path.error().code, ENOENT);
+}
+
+TEST(RunProcess, ANonExecutableFileIsEacces) {
+  const TempDir dir;
+  dir.write("script", "#!/bin/sh\nexit 0\n");
+  const auto result = run_process({dir.path() + "/script"});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, EACCES);
+}
+
+TEST(RunProcess, AnEmptyArgvIsAnError) {
+  const auto result = run_process({});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, EINVAL);
+}
+
+TEST(FindProgram, FindsTheFirstExecutableRegularFileOnThePath) {
+  const TempDir dir;
+  dir.write("a/tool", "data\n");  // not executable
+  dir.mkdir("b/tool");            // a directory, not a file
+  dir.write("c/tool", "#!/bin/sh\n");
+  dir.write("d/tool", "#!/bin/sh\n");
+  ASSERT_EQ(::chmod((dir.path() + "/c/tool").c_str(), 0755), 0);
+  ASSERT_EQ(::chmod((dir.path() + "/d/tool").c_str(), 0755), 0);
+  const std::string path =
+      dir.path() + "/a:" + dir.path() + "/b:" + dir.path() + "/c:" + dir.path() + "/d";
+  EXPECT_EQ(find_program("tool", path), dir.path() + "/c/tool");
+  EXPECT_EQ(find_program("other", path), std::nullopt);
+  EXPECT_EQ(find_program("tool", dir.path() + "/a"), std::nullopt);
+  EXPECT_EQ(find_program("tool", ""), std::nullopt);
+  EXPECT_EQ(find_program("", path), std::nullopt);
+  // A name with a slash is taken as given.
+  EXPECT_EQ(find_program(dir.path() + "/d/tool", ""), dir.path() + "/d/tool");
+  EXPECT_EQ(find_program(dir.path() + "/a/tool", path), std::nullopt);
+}
+
+TEST(ShellQuoted, QuotesOnlyWhatAShellWouldChange) {
+  EXPECT_EQ(shell_quoted({"kexec", "-l", "/boot/vmlinuz-6.1", "--command-line=root=/dev/vda1"}),
+            "kexec -l /boot/vmlinuz-6.1 --command-line=root=/dev/vda1");
+  EXPECT_EQ(shell_quoted({"echo", "a b", "", "it's", "$x"}), "echo 'a b' '' 'it'\\''s' '$x'");
+}
+
+TEST(ShellQuoted, AShellReadsTheWordsBack) {
+  const std::vector<std::string> words = {"a b", "it's", "\"q\"", "$HOME", "*", "", "\\"};
+  ProcessOptions options = capturing();
+  const ProcessResult result =
+      run_ok({"sh", "-c", "printf '[%s]' " + shell_quoted(words)}, options);
+  EXPECT_EQ(result.output, "[a b][it's][\"q\"][$HOME][*][][\\]");
+}
+
+}  // namespace
+}  // namespace kdrift
