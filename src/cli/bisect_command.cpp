@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,11 +28,13 @@
 #include "checks/rule_loader.h"
 #include "cli/bisect_measure.h"
 #include "cli/commands.h"
+#include "cli/kdrift_units.h"
 #include "cli/output.h"
 #include "snapshot/json_access.h"
 #include "util/fatal.h"
 #include "util/process.h"
 #include "util/sysroot.h"
+#include "util/systemd_unit.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -472,6 +475,48 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
   });
 }
 
+// The unit runs `step` for this bisect's directory, and only while a journal is there.
+std::string bisect_unit_text(const std::string& state_dir) {
+  std::string text(kdrift_unit_text(kBisectUnit));
+  if (state_dir == kDefaultBisectDir) return text;
+  char resolved[PATH_MAX];
+  if (::realpath(state_dir.c_str(), resolved) == nullptr) {
+    throw FatalError("bisect install: " + state_dir + ": " + std::strerror(errno));
+  }
+  const std::string absolute(resolved);
+  if (absolute.find_first_of(" \t\"'\\%$") != std::string::npos) {
+    throw FatalError("bisect install: systemd would split or expand the state directory " +
+                     absolute + "; use one without spaces, quotes, % or $");
+  }
+  auto replace = [&text](std::string_view from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) throw FatalError("the bisect unit has no " + std::string(from));
+    text.replace(at, from.size(), to);
+  };
+  replace(std::string(kDefaultBisectDir) + "/journal.jsonl", absolute + "/journal.jsonl");
+  replace(" bisect step", " bisect --state-dir " + absolute + " step");
+  return text;
+}
+
+void register_install(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
+  auto unit_dir = std::make_shared<std::string>(kDefaultUnitDirectory);
+  auto* command = bisect.add_subcommand(
+      "install",
+      "Install kdrift-bisect.service: systemd runs `kdrift bisect step` on every boot until the "
+      "bisect ends (reset removes it)");
+  command->add_option("--unit-dir", *unit_dir, "Where systemd units live")->capture_default_str();
+  command->callback([state_dir, unit_dir] {
+    const Session session = must(must(BisectDir::open(*state_dir)).session());
+    if (session.start.mode != "kexec") {
+      throw FatalError("bisect install: this bisect is in " + session.start.mode +
+                       " mode; the unit drives kexec bisects (start --mode kexec)");
+    }
+    install_kdrift_unit(*unit_dir, kBisectUnit, bisect_unit_text(*state_dir));
+    std::cout << "installed " << *unit_dir << "/" << kBisectUnit
+              << ": kdrift bisect step runs on every boot until the bisect ends\n";
+  });
+}
+
 void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto format = std::make_shared<std::string>("text");
   auto show = [state_dir, format] {
@@ -501,9 +546,14 @@ void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     const auto contents = must(read_journal(*file));
     print_report_text(bisect_report(must(replay(contents.events, *file))));
   });
-  bisect.add_subcommand("reset", "End the bisect and remove its state")->callback([state_dir] {
+  auto unit_dir = std::make_shared<std::string>(kDefaultUnitDirectory);
+  auto* reset = bisect.add_subcommand(
+      "reset", "End the bisect: remove its state and the kdrift-bisect unit if installed");
+  reset->add_option("--unit-dir", *unit_dir, "Where systemd units live")->capture_default_str();
+  reset->callback([state_dir, unit_dir] {
     auto dir = must(BisectDir::open(*state_dir));
     must(dir.remove());
+    remove_kdrift_unit(*unit_dir, kBisectUnit);
     std::cout << "bisect state removed from " << *state_dir << "\n";
   });
 }
@@ -523,6 +573,7 @@ void register_bisect(CLI::App& app, int& exit_status) {
   register_verdicts(*bisect, state_dir);
   register_run(*bisect, state_dir);
   register_step(*bisect, state_dir, exit_status);
+  register_install(*bisect, state_dir);
   register_views(*bisect, state_dir);
 }
 

@@ -15,6 +15,8 @@ inline constexpr std::string_view kBisectUnit = "kdrift-bisect.service";
 std::string_view kdrift_unit_text(std::string_view name);
 
 void install_kdrift_unit(const std::string& unit_dir, std::string_view name);
+// The same with the unit's text adapted by the caller (a bisect's own state directory).
+void install_kdrift_unit(const std::string& unit_dir, std::string_view name, std::string text);
 // Idempotent: a unit that is not installed is not an error.
 void remove_kdrift_unit(const std::string& unit_dir, std::string_view name);
 
