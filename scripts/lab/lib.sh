@@ -106,5 +106,53 @@ manifest_set() {
     mv "$tmp" "$1"
 }
 
+# Guest kernel command line every lab boot starts with, then the scenario's and the caller's
+# words. no_timer_check: under TCG on a busy host the kernel's IO-APIC timer test can miss its
+# window and panic ("timer doesn't work through Interrupt-remapped IO-APIC"); the check proves
+# nothing about an emulated timer.
+lab_cmdline() {
+    echo "console=ttyS0 panic=-1 no_timer_check $S_CMDLINE $*" | tr -s ' ' | sed 's/^ //; s/ $//'
+}
+
+# lab_qemu_machine NVME_IMG: LAB_QEMU = QEMU with the scenario's machine, CPUs, memory, NUMA,
+# IOMMU and NVMe (on NVME_IMG); the caller adds more devices, the kernel and the serial ports.
+lab_qemu_machine() {
+    local machine=$S_MACHINE nvme_bus=$S_NVME_BUS
+    [[ $machine == *accel=* ]] || machine+=",accel=tcg"
+    LAB_QEMU=(qemu-system-x86_64 -machine "$machine" -cpu max -smp "$S_SMP" -m "$S_MEMORY"
+              -nographic -no-reboot -vga none -nic none -parallel none)
+    # shellcheck disable=SC2206  # scenario args are whitespace-separated words by design
+    LAB_QEMU+=($S_NUMA_ARGS $S_QEMU_ARGS)
+    if [[ -z $nvme_bus ]]; then
+        # Like real hardware: the NVMe behind a PCIe root port (default Gen3 x4).
+        LAB_QEMU+=(-device "pcie-root-port,id=kdrift_rp,bus=pcie.0,chassis=1,slot=1,${S_ROOT_PORT_ARGS:-x-speed=8,x-width=4}")
+        nvme_bus=kdrift_rp
+    fi
+    LAB_QEMU+=(-drive "file=$1,if=none,id=nvm,format=raw,cache=unsafe"
+               -device "nvme,serial=kdrift-lab-0001,drive=nvm,bus=$nvme_bus${S_NVME_ARGS:+,$S_NVME_ARGS}")
+}
+
+# lab_extract XFER NAME DEST: one blob the guest sent on ttyS1 ("KDRIFT-LAB-BEGIN name=N size=S
+# sha256=H", base64, "KDRIFT-LAB-END name=N") into DEST. 0 ok, 1 absent, 2 corrupt.
+lab_extract() {
+    local xfer=$1 name=$2 dest=$3 hdr size sum
+    hdr=$(grep -a -m1 "^KDRIFT-LAB-BEGIN name=$name " "$xfer" | tr -d '\r' || true)
+    [[ -n $hdr ]] || return 1
+    size=$(sed -n 's/.* size=\([0-9]*\).*/\1/p' <<< "$hdr")
+    sum=$(sed -n 's/.* sha256=\([0-9a-f]*\).*/\1/p' <<< "$hdr")
+    # awk reads the whole file (no early exit: that would SIGPIPE a writer under pipefail)
+    awk -v n="$name" '{ sub(/\r$/, "") }
+                      $0 ~ "^KDRIFT-LAB-BEGIN name=" n " " { on = 1; next }
+                      $0 == "KDRIFT-LAB-END name=" n { on = 0; done = 1 }
+                      on && !done { print }' "$xfer" | base64 -d > "$dest.part" 2>/dev/null || return 2
+    [[ $(wc -c < "$dest.part") == "$size" && $(sha256_of "$dest.part") == "$sum" ]] || return 2
+    mv "$dest.part" "$dest"
+}
+
+# The guest's "KDRIFT-LAB-DONE rc=N" line, if it sent one.
+lab_done_line() {
+    grep -a -m1 '^KDRIFT-LAB-DONE ' "$1" 2>/dev/null | tr -d '\r' || true
+}
+
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }

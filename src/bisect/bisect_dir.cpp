@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "bisect/isolation.h"
 #include "bisect/journal.h"
 #include "util/atomic_file.h"
 
@@ -127,7 +128,8 @@ Status BisectDir::remove() {
 Json bisect_report(const Session& session) {
   const Search& search = session.search;
   const auto& candidates = session.start.candidates;
-  const Action next = search.next();
+  const SessionNext session_next_step = session_next(session);
+  const Action& next = session_next_step.action;
   Json report = {{"id", session.start.id},
                  {"metric", session.start.metric},
                  {"mode", session.start.mode},
@@ -135,16 +137,19 @@ Json bisect_report(const Session& session) {
                  {"bad", candidates[session.start.bad].name},
                  {"why", next.why}};
   switch (next.kind) {
-    case Action::Kind::kMeasure:
+    case Action::Kind::kMeasure: {
       report["state"] = "running";
-      report["next"] = {{"candidate", candidates[next.candidate].name},
-                        {"samples", next.samples},
-                        {"fresh_boot", next.fresh_boot}};
-      for (const auto& [key, value] : {std::pair{"kernel", &candidates[next.candidate].kernel},
-                                       std::pair{"append", &candidates[next.candidate].append}}) {
+      // An isolation test's candidate is recorded when step gets to it.
+      const Candidate& upcoming =
+          session_next_step.to_add ? *session_next_step.to_add : candidates[next.candidate];
+      report["next"] = {
+          {"candidate", upcoming.name}, {"samples", next.samples}, {"fresh_boot", next.fresh_boot}};
+      for (const auto& [key, value] :
+           {std::pair{"kernel", &upcoming.kernel}, std::pair{"append", &upcoming.append}}) {
         if (!value->empty()) report["next"][key] = *value;
       }
       break;
+    }
     case Action::Kind::kDone:
       report["state"] = "done";
       break;
@@ -158,6 +163,7 @@ Json bisect_report(const Session& session) {
   for (const std::size_t index : search.could_also_be())
     also.push_back(candidates[index].name);
   report["could_also_be"] = std::move(also);
+  if (!session_next_step.needs.empty()) report["needs"] = session_next_step.needs;
   Json steps = Json::array();
   for (std::size_t i = 0; i < search.size(); ++i) {
     const CandidateState& state = search.state(i);

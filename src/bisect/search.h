@@ -71,6 +71,9 @@ class Search {
   void add_samples(std::size_t candidate, const std::vector<double>& values);
   // The candidate's boot did not come back (hang, panic, another kernel booted).
   void add_crash(std::size_t candidate);
+  // One more candidate after the listed ones: measured and judged like them, outside the
+  // binary search (an isolation test, isolation.h).
+  void add_candidate() { states_.emplace_back(); }
   // A verdict said for the candidate: kGood or kBad, or kUnknown for "skip" (cannot be tested).
   void declare(std::size_t candidate, Verdict verdict);
 

@@ -58,6 +58,22 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
   start.mode = text_member(event, "mode");
   start.profile = text_member(event, "profile");
   start.target = text_member(event, "target");
+  if (const Json* cmdline = object_member(event, "cmdline")) {
+    start.cmdline_good = text_member(*cmdline, "good");
+    const Json* changes = array_member(*cmdline, "changes");
+    for (const Json& change : changes != nullptr ? *changes : Json::array()) {
+      CmdlineChange parsed{text_member(change, "key"), {}, text_member(change, "label")};
+      const Json* words = array_member(change, "words");
+      for (const Json& word : words != nullptr ? *words : Json::array()) {
+        if (!word.is_string()) return content_error(where + ": a command-line word is not text");
+        parsed.words.push_back(word.get<std::string>());
+      }
+      if (parsed.key.empty() || parsed.label.empty()) {
+        return content_error(where + ": a command-line change needs key and label");
+      }
+      start.cmdline_changes.push_back(std::move(parsed));
+    }
+  }
   const Json* candidates = array_member(event, "candidates");
   if (start.id.empty() || start.metric.empty() || start.mode.empty() || candidates == nullptr) {
     return content_error(where + ": the start event needs id, metric, mode and candidates");
@@ -103,6 +119,13 @@ Json start_event(const BisectStart& start) {
                 {"mode", start.mode},
                 {"config", config_json(start.config)}};
   if (!start.profile.empty()) event["profile"] = start.profile;
+  if (!start.cmdline_changes.empty()) {
+    Json changes = Json::array();
+    for (const CmdlineChange& change : start.cmdline_changes) {
+      changes.push_back({{"key", change.key}, {"words", change.words}, {"label", change.label}});
+    }
+    event["cmdline"] = {{"good", start.cmdline_good}, {"changes", std::move(changes)}};
+  }
   if (!start.target.empty()) event["target"] = start.target;
   return event;
 }
@@ -118,6 +141,12 @@ Json crash_event(const std::string& candidate) {
 Json verdict_event(const std::string& candidate, const std::string& verdict,
                    const std::string& by) {
   return {{"event", "verdict"}, {"candidate", candidate}, {"verdict", verdict}, {"by", by}};
+}
+
+Json candidate_event(const Candidate& candidate) {
+  Json event = candidate_json(candidate);
+  event["event"] = "candidate";
+  return event;
 }
 
 Json attempt_event(const std::string& candidate, int attempt, const std::string& boot_id) {
@@ -149,6 +178,18 @@ Result<Session> replay(const std::vector<Json>& events, const std::string& sourc
     const Json& event = events[i];
     const std::string where = source + ": event " + std::to_string(i + 1);
     const std::string kind = text_member(event, "event");
+    if (kind == "candidate") {
+      const std::string name = text_member(event, "name");
+      if (name.empty() || candidate_index(session.start, name)) {
+        return content_error(where + ": a new candidate needs a name not taken");
+      }
+      session.start.candidates.push_back(
+          {name, text_member(event, "kernel"), text_member(event, "initrd"),
+           text_member(event, "append"), text_member(event, "release")});
+      session.search.add_candidate();
+      session.details.emplace_back();
+      continue;
+    }
     auto index = candidate_index(session.start, text_member(event, "candidate"));
     if (!index) return content_error(where + ": " + index.error().describe());
     if (kind == "attempt") {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bisect/candidates.h"
+#include "bisect/cmdline_candidates.h"
 #include "bisect/search.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -28,6 +29,10 @@ struct BisectStart {
   // alone) and the probe's target device or file.
   std::string profile;
   std::string target;
+  // --cmdline: the good command line and the changes to the bad one, candidate k carrying the
+  // first k; after the bisect, the isolation (isolation.h) tests other sets of them.
+  std::string cmdline_good;
+  std::vector<CmdlineChange> cmdline_changes;
   SearchConfig config;
 };
 
@@ -39,6 +44,8 @@ Json verdict_event(const std::string& candidate, const std::string& verdict, con
 // Written, and synced, before a kexec into the candidate: attempt numbers count from 1 and go
 // into the command line's bisect token; boot_id is the boot that loaded the kexec.
 Json attempt_event(const std::string& candidate, int attempt, const std::string& boot_id);
+// A candidate made during the bisect (an isolation test), added after the listed ones.
+Json candidate_event(const Candidate& candidate);
 // Samples, verdict and crash events may carry more: "boot_id" (the boot that measured),
 // "attempt", "details" (a step's evidence: the finding's signature, the snapshot), "why".
 

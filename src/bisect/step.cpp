@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "bisect/isolation.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -42,7 +43,7 @@ std::optional<std::size_t> booted_candidate(const Session& session, const BootId
 
 StepPlan plan(StepPlan::Kind kind, const Action& action, std::size_t candidate, int attempt,
               std::string why) {
-  return {kind, action, candidate, attempt, std::move(why)};
+  return {kind, action, candidate, attempt, std::move(why), {}};
 }
 
 }  // namespace
@@ -81,7 +82,8 @@ std::string strip_boot_words(std::string_view cmdline) {
 }
 
 StepPlan plan_step(const Session& session, const BootIdentity& boot) {
-  const Action action = session.search.next();
+  const SessionNext next = session_next(session);
+  const Action& action = next.action;
   const auto token = find_bisect_token(boot.cmdline);
   const bool kexec = session.start.mode == "kexec";
 
@@ -103,6 +105,11 @@ StepPlan plan_step(const Session& session, const BootIdentity& boot) {
   }
   if (action.kind != Action::Kind::kMeasure) {
     return plan(StepPlan::Kind::kFinished, action, 0, 0, action.why);
+  }
+  if (next.to_add) {
+    StepPlan added = plan(StepPlan::Kind::kAddCandidate, action, 0, 0, action.why);
+    added.to_add = *next.to_add;
+    return added;
   }
   const Candidate& wanted = session.start.candidates[action.candidate];
   const bool fresh_enough = !action.fresh_boot || !already_measured(session, boot.boot_id);

@@ -34,18 +34,20 @@ struct BootIdentity {
 
 struct StepPlan {
   enum class Kind {
-    kFinished,     // the bisect has an answer (or refused): report it
-    kMeasureHere,  // this boot is the candidate to measure
-    kRecordCrash,  // the attempted candidate did not come back: record it, then plan again
-    kBoot,         // record a new attempt, then kexec into the candidate
-    kBootAgain,    // the attempt recorded in this very boot never ran its kexec: run it now
-    kWrongBoot,    // manual mode: the user must boot the candidate first
+    kFinished,      // the bisect has an answer (or refused): report it
+    kMeasureHere,   // this boot is the candidate to measure
+    kRecordCrash,   // the attempted candidate did not come back: record it, then plan again
+    kBoot,          // record a new attempt, then kexec into the candidate
+    kBootAgain,     // the attempt recorded in this very boot never ran its kexec: run it now
+    kWrongBoot,     // manual mode: the user must boot the candidate first
+    kAddCandidate,  // record `to_add` (an isolation test's candidate), then plan again
   };
   Kind kind = Kind::kFinished;
   Action action;  // the search's next action
   std::size_t candidate = 0;
   int attempt = 0;  // kBoot: the new attempt's number; kBootAgain / kRecordCrash: the pending one
   std::string why;
+  Candidate to_add;
 };
 
 StepPlan plan_step(const Session& session, const BootIdentity& boot);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include "bisect/bisect_dir.h"
 #include "bisect/candidates.h"
 #include "bisect/cmdline_candidates.h"
+#include "bisect/isolation.h"
 #include "bisect/journal.h"
 #include "bisect/kexec.h"
 #include "bisect/step.h"
@@ -26,11 +28,13 @@
 #include "checks/rule_loader.h"
 #include "cli/bisect_measure.h"
 #include "cli/commands.h"
+#include "cli/kdrift_units.h"
 #include "cli/output.h"
 #include "snapshot/json_access.h"
 #include "util/fatal.h"
 #include "util/process.h"
 #include "util/sysroot.h"
+#include "util/systemd_unit.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -64,6 +68,12 @@ void print_outcome(const Json& report) {
               << report.value("why", "") << ")\n";
   } else if (report.at("first_bad").is_string()) {
     std::cout << "first bad: " << report.at("first_bad").get<std::string>() << "\n";
+    if (report.contains("needs")) {
+      std::cout << "  bad with these changes together:";
+      for (const Json& label : report.at("needs"))
+        std::cout << " " << label.get<std::string>();
+      std::cout << "\n";
+    }
     for (const Json& name : report.at("could_also_be")) {
       std::cout << "  or skipped " << name.get<std::string>() << " (could not be tested)\n";
     }
@@ -163,14 +173,19 @@ std::string new_bisect_id() {
          std::to_string(static_cast<long long>(::getpid()));
 }
 
-// The candidate a verdict is about: the one named, or the one the bisect asks for.
-std::string verdict_target(const Session& session, const std::string& named) {
+// The candidate a verdict is about: the one named, or the one the bisect asks for (an isolation
+// test's candidate is recorded first).
+std::string verdict_target(BisectDir& dir, const Session& session, const std::string& named) {
   if (!named.empty()) return named;
-  const Action next = session.search.next();
-  if (next.kind != Action::Kind::kMeasure) {
-    throw FatalError("the bisect has ended (" + next.why + "): name the candidate");
+  const SessionNext next = session_next(session);
+  if (next.action.kind != Action::Kind::kMeasure) {
+    throw FatalError("the bisect has ended (" + next.action.why + "): name the candidate");
   }
-  return session.start.candidates[next.candidate].name;
+  if (next.to_add) {
+    must(dir.record(candidate_event(*next.to_add)));
+    return next.to_add->name;
+  }
+  return session.start.candidates[next.action.candidate].name;
 }
 
 // Runs the command (no shell) with the candidate in its environment; its exit status, or 128 +
@@ -247,6 +262,10 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     BisectStart start;
     start.id = new_bisect_id();
     start.candidates = load_candidates(*args);
+    if (args->cmdline) {
+      start.cmdline_good = args->good;
+      start.cmdline_changes = cmdline_changes(args->good, args->bad);
+    }
     set_metric(*args, start);
     const bool by_line = args->cmdline;
     auto good = candidate_index(start, by_line ? start.candidates.front().name : args->good);
@@ -269,7 +288,7 @@ void register_verdicts(CLI::App& bisect, const std::shared_ptr<std::string>& sta
     command->add_option("CANDIDATE", *name, "Candidate name");
     command->callback([verdict, name, state_dir] {
       auto dir = must(BisectDir::open(*state_dir));
-      const std::string target = verdict_target(must(dir.session()), *name);
+      const std::string target = verdict_target(dir, must(dir.session()), *name);
       print_outcome(bisect_report(must(dir.record(verdict_event(target, verdict, "user")))));
     });
   }
@@ -409,6 +428,11 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
         }
         case StepPlan::Kind::kWrongBoot:
           throw FatalError("bisect step: " + plan.why + " (nothing recorded)");
+        case StepPlan::Kind::kAddCandidate:
+          std::cout << "isolation test: " << plan.to_add.name << "\n";
+          if (args->dry_run) return;
+          session = must(dir.record(candidate_event(plan.to_add)));
+          continue;
         case StepPlan::Kind::kRecordCrash: {
           std::cout << plan.why << (args->dry_run ? " (dry run: not recorded)\n" : "\n");
           if (args->dry_run) return;
@@ -451,6 +475,48 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
   });
 }
 
+// The unit runs `step` for this bisect's directory, and only while a journal is there.
+std::string bisect_unit_text(const std::string& state_dir) {
+  std::string text(kdrift_unit_text(kBisectUnit));
+  if (state_dir == kDefaultBisectDir) return text;
+  char resolved[PATH_MAX];
+  if (::realpath(state_dir.c_str(), resolved) == nullptr) {
+    throw FatalError("bisect install: " + state_dir + ": " + std::strerror(errno));
+  }
+  const std::string absolute(resolved);
+  if (absolute.find_first_of(" \t\"'\\%$") != std::string::npos) {
+    throw FatalError("bisect install: systemd would split or expand the state directory " +
+                     absolute + "; use one without spaces, quotes, % or $");
+  }
+  auto replace = [&text](std::string_view from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) throw FatalError("the bisect unit has no " + std::string(from));
+    text.replace(at, from.size(), to);
+  };
+  replace(std::string(kDefaultBisectDir) + "/journal.jsonl", absolute + "/journal.jsonl");
+  replace(" bisect step", " bisect --state-dir " + absolute + " step");
+  return text;
+}
+
+void register_install(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
+  auto unit_dir = std::make_shared<std::string>(kDefaultUnitDirectory);
+  auto* command = bisect.add_subcommand(
+      "install",
+      "Install kdrift-bisect.service: systemd runs `kdrift bisect step` on every boot until the "
+      "bisect ends (reset removes it)");
+  command->add_option("--unit-dir", *unit_dir, "Where systemd units live")->capture_default_str();
+  command->callback([state_dir, unit_dir] {
+    const Session session = must(must(BisectDir::open(*state_dir)).session());
+    if (session.start.mode != "kexec") {
+      throw FatalError("bisect install: this bisect is in " + session.start.mode +
+                       " mode; the unit drives kexec bisects (start --mode kexec)");
+    }
+    install_kdrift_unit(*unit_dir, kBisectUnit, bisect_unit_text(*state_dir));
+    std::cout << "installed " << *unit_dir << "/" << kBisectUnit
+              << ": kdrift bisect step runs on every boot until the bisect ends\n";
+  });
+}
+
 void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto format = std::make_shared<std::string>("text");
   auto show = [state_dir, format] {
@@ -480,9 +546,14 @@ void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     const auto contents = must(read_journal(*file));
     print_report_text(bisect_report(must(replay(contents.events, *file))));
   });
-  bisect.add_subcommand("reset", "End the bisect and remove its state")->callback([state_dir] {
+  auto unit_dir = std::make_shared<std::string>(kDefaultUnitDirectory);
+  auto* reset = bisect.add_subcommand(
+      "reset", "End the bisect: remove its state and the kdrift-bisect unit if installed");
+  reset->add_option("--unit-dir", *unit_dir, "Where systemd units live")->capture_default_str();
+  reset->callback([state_dir, unit_dir] {
     auto dir = must(BisectDir::open(*state_dir));
     must(dir.remove());
+    remove_kdrift_unit(*unit_dir, kBisectUnit);
     std::cout << "bisect state removed from " << *state_dir << "\n";
   });
 }
@@ -506,6 +577,7 @@ void register_bisect(CLI::App& app, int& exit_status) {
   register_verdicts(*bisect, state_dir);
   register_run(*bisect, state_dir);
   register_step(*bisect, state_dir, exit_status);
+  register_install(*bisect, state_dir);
   register_views(*bisect, state_dir);
   register_bisect_knobs(*bisect, state_dir, state_option, exit_status);
 }

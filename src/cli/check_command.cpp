@@ -1,9 +1,7 @@
 #include <memory>
 
-#include "checks/analysis.h"
 #include "cli/commands.h"
 #include "cli/report_arguments.h"
-#include "snapshot/redact.h"
 
 namespace kdrift {
 namespace {
@@ -26,15 +24,7 @@ void register_check(CLI::App& app, int& exit_status) {
                       "BASELINE SNAPSHOT does");
   args->report.add_options(*command);
   command->callback([args, &exit_status] {
-    const auto rules = args->report.rules();
-    Json snapshot = read_snapshot_file(args->snapshot);
-    std::optional<Json> baseline;
-    if (!args->baseline.empty()) baseline = read_snapshot_file(args->baseline);
-    if (args->report.redact) redact_snapshots({baseline ? &*baseline : nullptr, &snapshot});
-    const Json report =
-        baseline ? diff_report({*baseline, args->baseline}, {snapshot, args->snapshot}, rules)
-                 : check_report({snapshot, args->snapshot}, rules);
-    exit_status = args->report.emit(report);
+    exit_status = check_snapshot_files(args->report, args->snapshot, args->baseline);
   });
 }
 

@@ -16,6 +16,7 @@ void register_import_fio(CLI::App& app, int& exit_status);
 void register_diff(CLI::App& app, int& exit_status);
 void register_check(CLI::App& app, int& exit_status);
 void register_bisect(CLI::App& app, int& exit_status);
+void register_history(CLI::App& app, int& exit_status);
 // `bisect knobs`, under bisect; state_option tells whether --state-dir was given.
 void register_bisect_knobs(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir,
                            const CLI::Option* state_option, int& exit_status);

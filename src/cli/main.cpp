@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   kdrift::register_diff(app, status);
   kdrift::register_check(app, status);
   kdrift::register_bisect(app, status);
+  kdrift::register_history(app, status);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

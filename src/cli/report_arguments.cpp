@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "report/report_html.h"
 #include "report/report_text.h"
+#include "snapshot/redact.h"
 #include "util/fatal.h"
 
 namespace kdrift {
@@ -47,6 +48,18 @@ Json read_snapshot_file(const std::string& path) {
   auto snapshot = read_snapshot_text(read_input(path), path);
   if (!snapshot) throw FatalError(snapshot.error().describe());
   return std::move(*snapshot);
+}
+
+int check_snapshot_files(const ReportArguments& report, const std::string& snapshot_path,
+                         const std::string& baseline_path) {
+  const auto rules = report.rules();
+  Json snapshot = read_snapshot_file(snapshot_path);
+  std::optional<Json> baseline;
+  if (!baseline_path.empty()) baseline = read_snapshot_file(baseline_path);
+  if (report.redact) redact_snapshots({baseline ? &*baseline : nullptr, &snapshot});
+  return report.emit(baseline
+                         ? diff_report({*baseline, baseline_path}, {snapshot, snapshot_path}, rules)
+                         : check_report({snapshot, snapshot_path}, rules));
 }
 
 }  // namespace kdrift

@@ -1,6 +1,6 @@
 #pragma once
-// What diff, check and audit share: reading snapshots the user named, loading the rules, and
-// writing the report in the format asked for.
+// What diff, check, audit and history share: reading snapshots the user named, loading the rules,
+// and writing the report in the format asked for.
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -25,5 +25,11 @@ struct ReportArguments {
 
 // A snapshot file (JSON, or gzip'd JSON); unreadable or invalid input is fatal (exit 2).
 Json read_snapshot_file(const std::string& path);
+
+// kdrift check: the snapshot file against the rules or, with a baseline file, ranked by what
+// changed since (as kdrift diff BASELINE SNAPSHOT); written as report asks. Returns the exit
+// status. kdrift history record runs the same on a kernel change.
+int check_snapshot_files(const ReportArguments& report, const std::string& snapshot,
+                         const std::string& baseline = {});
 
 }  // namespace kdrift

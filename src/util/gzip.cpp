@@ -39,4 +39,23 @@ Result<std::string> gunzip(std::string_view compressed, const std::string& conte
                        (message.empty() ? "" : " (" + message + ")"));
 }
 
+Result<std::string> gzip(std::string_view plain, const std::string& context) {
+  z_stream stream{};
+  if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
+    return content_error(context + ": zlib could not start");
+  }
+  // deflateBound is an upper limit for one Z_FINISH call, so the output never needs to grow.
+  std::string out(deflateBound(&stream, plain.size()), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(plain.data()));
+  stream.avail_in = static_cast<uInt>(plain.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int status = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (status != Z_STREAM_END) return content_error(context + ": gzip compression did not finish");
+  return out;
+}
+
 }  // namespace kdrift

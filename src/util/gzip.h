@@ -12,4 +12,8 @@ namespace kdrift {
 Result<std::string> gunzip(std::string_view compressed, const std::string& context,
                            size_t max_bytes = size_t{64} << 20);
 
+// Deflates into a gzip stream (one member, default level), what gunzip and `gzip -d` read back.
+// Fails only when zlib cannot allocate its state.
+Result<std::string> gzip(std::string_view plain, const std::string& context);
+
 }  // namespace kdrift

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "util/tarball.h"
 
@@ -48,6 +49,13 @@ void TempDir::symlink(std::string_view relative, std::string_view target) const 
 
 void TempDir::mkdir(std::string_view relative) const {
   fs::create_directories(fs::path(path_) / relative);
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
 }
 
 std::string source_dir() {

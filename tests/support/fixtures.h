@@ -26,6 +26,9 @@ class TempDir {
   std::string path_;
 };
 
+// Whole content of a file, binary-safe; empty when it cannot be read.
+std::string read_bytes(const std::string& path);
+
 std::string source_dir();
 // Path of the kdrift binary under test (set by ctest).
 std::string kdrift_binary();

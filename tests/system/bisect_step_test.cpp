@@ -130,6 +130,34 @@ TEST_F(BisectStep, FunctionalBisectKexecsThroughTheCandidatesAndSkipsThePanic) {
   EXPECT_NE(log.out.find("\"event\":\"crash\""), std::string::npos);
 }
 
+TEST_F(BisectStep, InstallWritesTheUnitForThisStateDirAndResetRemovesIt) {
+  ASSERT_EQ(bisect("start --good c0 --bad c5 --predicate iommu.strict --candidates " + dir_.path() +
+                   "/list.txt")
+                .status,
+            0);
+  const std::string units = dir_.path() + "/units";
+  const auto installed = bisect("install --unit-dir " + units);
+  ASSERT_EQ(installed.status, 0) << installed.out;
+  std::ifstream in(units + "/kdrift-bisect.service");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(" bisect --state-dir " + dir_.path() + "/state step"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ConditionPathExists=" + dir_.path() + "/state/journal.jsonl"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("@KDRIFT@"), std::string::npos);
+  EXPECT_EQ(
+      testing::run_command("test -L " + units + "/multi-user.target.wants/kdrift-bisect.service")
+          .status,
+      0);
+  ASSERT_EQ(bisect("reset --unit-dir " + units).status, 0);
+  EXPECT_NE(testing::run_command("test -e " + units + "/kdrift-bisect.service").status, 0);
+  EXPECT_NE(
+      testing::run_command("test -e " + units + "/multi-user.target.wants/kdrift-bisect.service")
+          .status,
+      0);
+}
+
 TEST_F(BisectStep, DryRunPrintsTheKexecAndRecordsNothing) {
   ASSERT_EQ(bisect("start --good c0 --bad c5 --predicate iommu.strict --candidates " + dir_.path() +
                    "/list.txt")

@@ -84,6 +84,10 @@ bool step_once(std::vector<Json>& journal, Machine& machine, int& budget,
         if (!spend()) return true;
         journal.push_back(crash_event(name));
         continue;
+      case StepPlan::Kind::kAddCandidate:
+        if (!spend()) return true;
+        journal.push_back(candidate_event(step.to_add));
+        continue;
       case StepPlan::Kind::kMeasureHere: {
         if (!spend()) return true;  // killed while measuring: nothing recorded
         const bool bad = step.candidate >= machine.culprit;

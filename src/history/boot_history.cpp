@@ -1,0 +1,182 @@
+#include "history/boot_history.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstddef>
+#include <ctime>
+#include <filesystem>
+
+#include "snapshot/json_access.h"
+#include "util/atomic_file.h"
+#include "util/gzip.h"
+#include "util/unique_fd.h"
+
+namespace kdrift {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A stored snapshot is ~30 KB packed; anything far beyond is not one of ours.
+constexpr size_t kMaxBootFileBytes = size_t{64} << 20;
+constexpr size_t kBootIdChars = 8;
+
+Result<std::string> read_whole_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return make_error(errno, path);
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(errno, path);
+    if (n == 0) return content;
+    content.append(buffer, static_cast<size_t>(n));
+    if (content.size() > kMaxBootFileBytes) return make_error(EFBIG, path);
+  }
+}
+
+BootRecord read_boot(const std::string& path) {
+  BootRecord record;
+  record.path = path;
+  auto bytes = read_whole_file(path);
+  if (!bytes) {
+    record.error = bytes.error().describe();
+    return record;
+  }
+  auto snapshot = read_snapshot_text(*bytes, path);
+  if (!snapshot) {
+    record.error = snapshot.error().describe();
+    return record;
+  }
+  const Json* kernel = object_member(*snapshot, "kernel");
+  const Json* capture = object_member(*snapshot, kCaptureMetaSection);
+  record.boot_id = kernel != nullptr ? text_member(*kernel, "boot_id") : std::string();
+  record.release = kernel != nullptr ? text_member(*kernel, "release") : std::string();
+  record.captured_at = capture != nullptr ? text_member(*capture, "captured_at") : std::string();
+  // Without its boot id a record can be neither deduplicated nor told from this boot.
+  if (record.boot_id.empty()) record.error = path + ": the snapshot has no kernel.boot_id";
+  return record;
+}
+
+// Names of the boot files in dir, sorted (oldest first). ENOENT is left to the caller.
+Result<std::vector<std::string>> boot_file_names(const std::string& dir) {
+  std::error_code failure;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir, failure)) {
+    const std::string name = entry.path().filename().string();
+    // Temporary files of an interrupted atomic write end in .tmp.XXXXXX and are skipped here.
+    if (name.size() > kBootFileSuffix.size() && name.ends_with(kBootFileSuffix)) {
+      names.push_back(name);
+    }
+  }
+  if (failure) return make_error(failure.value(), "list " + dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// "2025-01-31T08:09:10Z" -> "20250131T080910Z"; the time now when the snapshot's is not of that
+// shape (a hand-made document), so the name still sorts.
+std::string file_time(const std::string& captured_at) {
+  std::string compact;
+  for (const char c : captured_at) {
+    if (c != '-' && c != ':') compact.push_back(c);
+  }
+  const auto digits = [&compact](size_t from, size_t to) {
+    return std::all_of(compact.begin() + static_cast<std::ptrdiff_t>(from),
+                       compact.begin() + static_cast<std::ptrdiff_t>(to),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  const bool shaped = compact.size() == 16 && compact[8] == 'T' && compact[15] == 'Z' &&
+                      digits(0, 8) && digits(9, 15);
+  if (shaped) return compact;
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32] = "";
+  if (std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &parts) == 0) return "00000000T000000Z";
+  return text;
+}
+
+Status prune(const std::string& dir, size_t keep, const std::string& kept_name) {
+  auto names = boot_file_names(dir);
+  if (!names) return names.error();
+  size_t excess = names->size() > keep ? names->size() - keep : 0;
+  for (const std::string& name : *names) {
+    if (excess == 0) break;
+    // The boot just stored stays even when a wrong clock sorted it first.
+    if (name == kept_name) continue;
+    const std::string path = dir + "/" + name;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return make_error(errno, "remove " + path);
+    --excess;
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+Result<std::vector<BootRecord>> list_boots(const std::string& dir) {
+  auto names = boot_file_names(dir);
+  if (!names) {
+    if (names.error().code == ENOENT) return std::vector<BootRecord>{};
+    return names.error();
+  }
+  std::vector<BootRecord> boots;
+  boots.reserve(names->size());
+  for (const std::string& name : *names)
+    boots.push_back(read_boot(dir + "/" + name));
+  return boots;
+}
+
+Result<RecordedBoot> record_boot(const std::string& dir, const Json& snapshot, size_t keep) {
+  if (keep == 0) return make_error(EINVAL, "keep at least one boot in " + dir);
+  const Json* kernel = object_member(snapshot, "kernel");
+  const std::string boot_id = kernel != nullptr ? text_member(*kernel, "boot_id") : std::string();
+  // The id goes into a file name: only what /proc/sys/kernel/random/boot_id holds (a UUID).
+  const bool usable =
+      boot_id.size() >= kBootIdChars && std::all_of(boot_id.begin(), boot_id.end(), [](char c) {
+        return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == '-';
+      });
+  if (!usable) {
+    return content_error("the snapshot has no usable kernel.boot_id (\"" + boot_id +
+                         "\"): cannot record the boot");
+  }
+  auto boots = list_boots(dir);
+  if (!boots) return boots.error();
+  for (const BootRecord& boot : *boots) {
+    if (boot.error.empty() && boot.boot_id == boot_id) return RecordedBoot{boot, false};
+  }
+  std::error_code failure;
+  fs::create_directories(dir, failure);
+  if (failure) return make_error(failure.value(), "create " + dir);
+
+  const Json* capture = object_member(snapshot, kCaptureMetaSection);
+  const std::string captured_at =
+      capture != nullptr ? text_member(*capture, "captured_at") : std::string();
+  const std::string name =
+      file_time(captured_at) + "-" + boot_id.substr(0, kBootIdChars) + std::string(kBootFileSuffix);
+  const std::string path = dir + "/" + name;
+  auto packed = gzip(to_text(snapshot), path);
+  if (!packed) return packed.error();
+  if (auto written = write_file_atomically(path, *packed); !written) return written.error();
+  if (auto pruned = prune(dir, keep, name); !pruned) return pruned.error();
+  BootRecord boot;
+  boot.path = path;
+  boot.boot_id = boot_id;
+  boot.release = kernel != nullptr ? text_member(*kernel, "release") : std::string();
+  boot.captured_at = captured_at;
+  return RecordedBoot{std::move(boot), true};
+}
+
+std::optional<BootRecord> previous_boot(const std::vector<BootRecord>& boots,
+                                        std::string_view current_boot_id) {
+  for (auto it = boots.rbegin(); it != boots.rend(); ++it) {
+    if (it->error.empty() && it->boot_id != current_boot_id) return *it;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kdrift

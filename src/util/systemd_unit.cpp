@@ -1,0 +1,131 @@
+#include "util/systemd_unit.h"
+
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "util/atomic_file.h"
+#include "util/sysroot.h"
+
+namespace kdrift {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string wants_link(const std::string& unit_dir, const std::string& name,
+                       const std::string& wanted_by) {
+  return unit_dir + "/" + wanted_by + ".wants/" + name;
+}
+
+// A name that would leave the unit directory, or that systemd would not load as a unit.
+Status check_name(const std::string& name, const std::string& wanted_by) {
+  for (const std::string* part : {&name, &wanted_by}) {
+    if (part->empty() || part->find('/') != std::string::npos || *part == "." || *part == "..") {
+      return make_error(EINVAL, "not a unit name: \"" + *part + "\"");
+    }
+  }
+  return ok_status();
+}
+
+// ExecStart= expands %X specifiers and $VARIABLES and splits on whitespace and quotes.
+Result<std::string> escaped_program(const std::string& program) {
+  std::string out;
+  for (const char c : program) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '\\') {
+      return make_error(EINVAL, "cannot name \"" + program +
+                                    "\" in a unit file (whitespace, quote or backslash)");
+    }
+    if (c == '%' || c == '$') out.push_back(c);
+    out.push_back(c);
+  }
+  return out;
+}
+
+bool systemd_is_running() {
+  struct stat st {};
+  return ::stat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+Status reload_systemd() {
+  if (!systemd_is_running()) return ok_status();
+  char program[] = "systemctl";
+  char verb[] = "daemon-reload";
+  char* argv[] = {program, verb, nullptr};
+  pid_t child = 0;
+  if (const int failed = ::posix_spawnp(&child, program, nullptr, nullptr, argv, environ)) {
+    return make_error(failed, "run systemctl daemon-reload");
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return make_error(errno, "wait for systemctl daemon-reload");
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return content_error("systemctl daemon-reload failed");
+  }
+  return ok_status();
+}
+
+// Points link at target, replacing whatever link was there in one rename.
+Status replace_symlink(const std::string& target, const std::string& link) {
+  const std::string temp = link + ".tmp." + std::to_string(::getpid());
+  ::unlink(temp.c_str());
+  if (::symlink(target.c_str(), temp.c_str()) != 0) return make_error(errno, "symlink " + temp);
+  if (::rename(temp.c_str(), link.c_str()) != 0) {
+    const int code = errno;
+    ::unlink(temp.c_str());
+    return make_error(code, "rename " + temp + " to " + link);
+  }
+  return ok_status();
+}
+
+Status remove_if_present(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return make_error(errno, "remove " + path);
+  return ok_status();
+}
+
+}  // namespace
+
+Status install_unit(const std::string& unit_dir, const std::string& name, std::string text,
+                    const std::string& program, const std::string& wanted_by) {
+  if (auto checked = check_name(name, wanted_by); !checked) return checked;
+  auto escaped = escaped_program(program);
+  if (!escaped) return escaped.error();
+  for (size_t at = text.find(kUnitProgramPlaceholder); at != std::string::npos;
+       at = text.find(kUnitProgramPlaceholder, at + escaped->size())) {
+    text.replace(at, kUnitProgramPlaceholder.size(), *escaped);
+  }
+  std::error_code failure;
+  // systemctl enable links by absolute path; a relative one would resolve from the wants dir.
+  const std::string directory = fs::absolute(unit_dir, failure).lexically_normal().string();
+  if (failure) return make_error(failure.value(), unit_dir);
+  const std::string unit_path = directory + "/" + name;
+  fs::create_directories(directory + "/" + wanted_by + ".wants", failure);
+  if (failure)
+    return make_error(failure.value(), "create " + directory + "/" + wanted_by + ".wants");
+  if (auto written = write_file_atomically(unit_path, text); !written) return written;
+  if (auto linked = replace_symlink(unit_path, wants_link(directory, name, wanted_by)); !linked) {
+    return linked;
+  }
+  return reload_systemd();
+}
+
+Status remove_unit(const std::string& unit_dir, const std::string& name,
+                   const std::string& wanted_by) {
+  if (auto checked = check_name(name, wanted_by); !checked) return checked;
+  // The link first: a unit left without its link is merely disabled, never a dangling link.
+  if (auto removed = remove_if_present(wants_link(unit_dir, name, wanted_by)); !removed) {
+    return removed;
+  }
+  if (auto removed = remove_if_present(unit_dir + "/" + name); !removed) return removed;
+  return reload_systemd();
+}
+
+Result<std::string> running_executable() {
+  return SysRoot("/").link_target("/proc/self/exe");
+}
+
+}  // namespace kdrift

@@ -1,0 +1,129 @@
+#include "util/systemd_unit.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "support/fixtures.h"
+#include "support/system.h"
+
+namespace kdrift {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+constexpr const char* kUnit =
+    "[Service]\nType=oneshot\nExecStart=@KDRIFT@ history record\nExecStartPost=@KDRIFT@ "
+    "--version\n\n[Install]\nWantedBy=multi-user.target\n";
+
+TEST(SystemdUnit, InstallWritesTheUnitForTheProgramAndEnablesItAsSystemctlWould) {
+  const TempDir tmp;
+  const std::string dir = tmp.path() + "/etc/systemd/system";
+  ASSERT_TRUE(
+      install_unit(dir, "kdrift-x.service", kUnit, "/usr/local/bin/kdrift", "multi-user.target"));
+  EXPECT_EQ(testing::read_bytes(dir + "/kdrift-x.service"),
+            "[Service]\nType=oneshot\nExecStart=/usr/local/bin/kdrift history record\n"
+            "ExecStartPost=/usr/local/bin/kdrift --version\n\n[Install]\n"
+            "WantedBy=multi-user.target\n");
+  const fs::path link = dir + "/multi-user.target.wants/kdrift-x.service";
+  ASSERT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(fs::read_symlink(link), fs::path(dir + "/kdrift-x.service"));
+
+  // Again for another binary: both replaced, nothing left behind.
+  ASSERT_TRUE(
+      install_unit(dir, "kdrift-x.service", kUnit, "/opt/kdrift/bin/kdrift", "multi-user.target"));
+  EXPECT_NE(testing::read_bytes(dir + "/kdrift-x.service")
+                .find("ExecStart=/opt/kdrift/bin/kdrift history"),
+            std::string::npos);
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(link.parent_path()))
+    ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(SystemdUnit, ARelativeUnitDirectoryStillLinksByAbsolutePath) {
+  const TempDir tmp;
+  const fs::path saved = fs::current_path();
+  fs::current_path(tmp.path());
+  const auto installed =
+      install_unit("units", "a.service", kUnit, "/bin/true", "multi-user.target");
+  fs::current_path(saved);
+  ASSERT_TRUE(installed);
+  EXPECT_EQ(fs::read_symlink(tmp.path() + "/units/multi-user.target.wants/a.service"),
+            fs::path(tmp.path() + "/units/a.service"));
+}
+
+TEST(SystemdUnit, RemoveUndoesInstallAndIsIdempotent) {
+  const TempDir tmp;
+  ASSERT_TRUE(install_unit(tmp.path(), "a.service", kUnit, "/bin/true", "multi-user.target"));
+  ASSERT_TRUE(remove_unit(tmp.path(), "a.service", "multi-user.target"));
+  EXPECT_FALSE(fs::exists(tmp.path() + "/a.service"));
+  EXPECT_FALSE(fs::is_symlink(tmp.path() + "/multi-user.target.wants/a.service"));
+  EXPECT_TRUE(remove_unit(tmp.path(), "a.service", "multi-user.target"));
+  EXPECT_TRUE(remove_unit(tmp.path() + "/never-made", "a.service", "multi-user.target"));
+}
+
+TEST(SystemdUnit, ProgramPathsAreEscapedOrRefusedAsSystemdWouldReadThem) {
+  const TempDir tmp;
+  ASSERT_TRUE(
+      install_unit(tmp.path(), "a.service", kUnit, "/opt/100%/$HOME/kdrift", "multi-user.target"));
+  EXPECT_NE(testing::read_bytes(tmp.path() + "/a.service")
+                .find("ExecStart=/opt/100%%/$$HOME/kdrift history"),
+            std::string::npos);
+  const auto spaced =
+      install_unit(tmp.path(), "b.service", kUnit, "/opt/my tools/kdrift", "multi-user.target");
+  ASSERT_FALSE(spaced);
+  EXPECT_NE(spaced.error().describe().find("whitespace"), std::string::npos);
+  EXPECT_FALSE(fs::exists(tmp.path() + "/b.service"));
+  EXPECT_FALSE(install_unit(tmp.path(), "../b.service", kUnit, "/bin/true", "multi-user.target"));
+  EXPECT_FALSE(install_unit(tmp.path(), "b.service", kUnit, "/bin/true", "../etc"));
+  EXPECT_FALSE(remove_unit(tmp.path(), "../a.service", "multi-user.target"));
+}
+
+TEST(SystemdUnit, RunningExecutableIsThisProcessBinary) {
+  auto program = running_executable();
+  ASSERT_TRUE(program) << program.error().describe();
+  EXPECT_TRUE(fs::path(*program).is_absolute());
+  EXPECT_TRUE(fs::equivalent(*program, "/proc/self/exe"));
+}
+
+// The unit files kdrift ships (scripts/systemd/), installed as kdrift installs them, must be
+// what systemd accepts: systemd-analyze verify reports unknown keys, bad values and an ExecStart
+// that is not executable. The test binary stands in for kdrift as a program that exists.
+TEST(SystemdUnit, ShippedUnitsPassSystemdAnalyzeVerify) {
+  if (testing::run_command("command -v systemd-analyze").status != 0) {
+    GTEST_SKIP() << "systemd-analyze is not installed (Debian package systemd)";
+  }
+  auto program = running_executable();
+  ASSERT_TRUE(program);
+  const TempDir tmp;
+  size_t verified = 0;
+  for (const auto& entry : fs::directory_iterator(testing::source_dir() + "/scripts/systemd")) {
+    if (entry.path().extension() != ".service") continue;
+    const std::string name = entry.path().filename().string();
+    const std::string text = testing::read_bytes(entry.path().string());
+    EXPECT_NE(text.find("ExecStart=@KDRIFT@ "), std::string::npos) << name;
+    ASSERT_TRUE(install_unit(tmp.path(), name, text, *program, "multi-user.target"));
+    const auto verify = testing::run_command("cd " + tmp.path() +
+                                             " && SYSTEMD_LOG_LEVEL=notice systemd-analyze "
+                                             "verify --man=no " +
+                                             tmp.path() + "/" + name);
+    EXPECT_EQ(verify.status, 0) << name << ": " << verify.out;
+    EXPECT_EQ(verify.out, "") << name;
+    ++verified;
+  }
+  EXPECT_EQ(verified, 2u);
+  // The check can fail: a typo in a key is reported.
+  std::string broken =
+      testing::read_bytes(testing::source_dir() + "/scripts/systemd/kdrift-bisect.service");
+  broken.replace(broken.find("Type=oneshot"), 12, "Type=oneshoot");
+  ASSERT_TRUE(install_unit(tmp.path(), "broken.service", broken, *program, "multi-user.target"));
+  const auto verify =
+      testing::run_command("systemd-analyze verify --man=no " + tmp.path() + "/broken.service");
+  EXPECT_NE(verify.out.find("oneshoot"), std::string::npos) << verify.out;
+}
+
+}  // namespace
+}  // namespace kdrift
