@@ -22,6 +22,7 @@
 #include "report/text_table.h"
 #include "snapshot/snapshot.h"
 #include "util/fatal.h"
+#include "util/interrupt_guard.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -37,7 +38,7 @@ struct KnobsArguments {
   std::string bad;
   std::string metric;
   std::string target = ".";
-  int runs = 5;
+  int runs = 0;  // 0: the fewest that can reach the significance level
   bool dry_run = false;
   std::string format = "text";
 };
@@ -121,7 +122,8 @@ void print_text(const Json& report) {
             << report.at(dry_run ? "planned" : "tested").get<int>() << " of "
             << report.at("knobs").size() << " differing knobs " << (dry_run ? "to test" : "tested")
             << " on " << report.value("target", "") << ", " << report.at("runs").get<int>()
-            << " runs of " << report.value("metric", "") << " each for the baseline and per knob\n";
+            << " rounds of " << report.value("metric", "")
+            << " (the baseline and each knob once a round)\n";
   if (!report.at("resolvable").get<bool>()) {
     std::cout << "note: " << report.value("resolution", "") << "\n";
   }
@@ -150,6 +152,52 @@ void print_text(const Json& report) {
   }
 }
 
+// Throws between runs, where no knob is applied, once a signal asked the command to stop.
+void stop_if_interrupted() {
+  if (const int signal = InterruptGuard::received(); signal != 0) {
+    throw FatalError("bisect knobs: stopped by signal " + std::to_string(signal) +
+                     "; every knob is back at its good value");
+  }
+}
+
+// One baseline run, then one run with each knob applied alone and restored, round after round:
+// a host that drifts (a neighbour's load, the page cache, thermal limits) moves the baseline and
+// every knob alike instead of whichever was measured last.
+void measure_in_rounds(const ProbeMetric& metric, const std::string& target, int runs,
+                       const SysRoot& root, const std::string& record, std::vector<KnobRow>& rows,
+                       Json& report) {
+  const InterruptGuard interrupt;
+  std::vector<double> baseline;
+  for (int round = 1; round <= runs; ++round) {
+    std::cerr << "round " << round << " of " << runs << "\n";
+    baseline.push_back(measure_probe_metric(metric, target, 1).front());
+    stop_if_interrupted();
+    for (KnobRow& row : rows) {
+      if (!row.why.empty()) continue;
+      auto held = AppliedKnob::apply(root, record, row.knob);
+      if (!held) {
+        row.why = "could not apply it: " + held.error().describe();
+        row.values.clear();
+        continue;
+      }
+      // An exception while measuring unwinds through held, which puts the good value back.
+      row.values.push_back(measure_probe_metric(metric, target, 1).front());
+      if (auto restored = held->restore(); !restored) {
+        throw FatalError("bisect knobs: could not restore " + row.knob.label + ": " +
+                         restored.error().describe() + " (the record stays in " + record +
+                         "; the next run retries)");
+      }
+      stop_if_interrupted();
+    }
+  }
+  report["baseline"] = {{"values", baseline}, {"median", median(baseline)}};
+  const bool higher_is_better = metric.statistic == "iops";
+  const double alpha = report.at("alpha_per_knob").get<double>();
+  for (KnobRow& row : rows) {
+    if (row.why.empty()) row.effect = knob_effect(baseline, row.values, alpha, higher_is_better);
+  }
+}
+
 void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& exit_status) {
   auto metric = parse_probe_metric(args.metric);
   if (!metric) throw FatalError("bisect knobs: " + metric.error().describe());
@@ -160,7 +208,6 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
   const std::string record = state_dir + "/applied.json";
   Json report = {{"metric", args.metric},
                  {"target", args.target},
-                 {"runs", args.runs},
                  {"dry_run", args.dry_run},
                  {"state_dir", state_dir}};
   // A knob a killed run left applied goes back first: the live values decide what is tested.
@@ -205,36 +252,18 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
   report["planned"] = planned;
   report["alpha"] = kAlpha;
   report["alpha_per_knob"] = alpha;
-  report["resolvable"] = args.runs >= needed;
-  if (args.runs < needed) {
-    report["resolution"] = std::to_string(args.runs) +
+  const int runs = args.runs > 0 ? args.runs : needed;
+  report["runs"] = runs;
+  report["resolvable"] = runs >= needed;
+  if (runs < needed) {
+    report["resolution"] = std::to_string(runs) +
                            " runs per side cannot reach p <= " + Json(alpha).dump() + " (alpha " +
                            Json(kAlpha).dump() + " over " + std::to_string(planned) +
                            " knobs): give --runs " + std::to_string(needed) + " or more";
   }
 
-  if (!args.dry_run && planned > 0) {
-    const std::vector<double> baseline = measure_probe_metric(*metric, args.target, args.runs);
-    report["baseline"] = {{"values", baseline}, {"median", median(baseline)}};
-    for (KnobRow& row : rows) {
-      if (!row.why.empty()) continue;
-      auto held = AppliedKnob::apply(root, record, row.knob);
-      if (!held) {
-        row.why = "could not apply it: " + held.error().describe();
-        continue;
-      }
-      std::cerr << "applied " << row.knob.label << " = " << row.knob.bad << " for " << args.runs
-                << " runs\n";
-      // An exception while measuring unwinds through held, which puts the good value back.
-      row.values = measure_probe_metric(*metric, args.target, args.runs);
-      if (auto restored = held->restore(); !restored) {
-        throw FatalError("bisect knobs: could not restore " + row.knob.label + ": " +
-                         restored.error().describe() + " (the record stays in " + record +
-                         "; the next run retries)");
-      }
-      row.effect = knob_effect(baseline, row.values, alpha, metric->statistic == "iops");
-    }
-  }
+  if (!args.dry_run && planned > 0)
+    measure_in_rounds(*metric, args.target, runs, root, record, rows, report);
   rank(rows);
   Json knobs = Json::array();
   Json toward_bad = Json::array();
@@ -278,9 +307,11 @@ void register_bisect_knobs(CLI::App& bisect, const std::shared_ptr<std::string>&
                    "Device or directory the probe measures (never one holding data); only its "
                    "disk's queue is changed")
       ->capture_default_str();
-  command->add_option("--runs", args->runs, "Probe runs for the baseline and for each knob")
-      ->check(CLI::Range(2, 1000))
-      ->capture_default_str();
+  command
+      ->add_option("--runs", args->runs,
+                   "Probe rounds, each running the baseline and every knob once (default: the "
+                   "fewest that can reach p <= 0.01 over the knobs tested)")
+      ->check(CLI::Range(2, 1000));
   command->add_flag("--dry-run", args->dry_run, "Print the plan; write nothing");
   command->add_option("--format", args->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))

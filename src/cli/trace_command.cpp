@@ -1,4 +1,3 @@
-#include <csignal>
 #include <memory>
 
 #include "cli/commands.h"
@@ -6,6 +5,7 @@
 #include "probe/device_trace.h"
 #include "report/trace_text.h"
 #include "util/fatal.h"
+#include "util/interrupt_guard.h"
 #include "util/text.h"
 #include "util/units.h"
 
@@ -18,12 +18,6 @@ struct TraceArguments {
   std::string format = "text";
   std::string output;
 };
-
-volatile std::sig_atomic_t interrupted = 0;
-
-void on_interrupt(int /*signal*/) {
-  interrupted = 1;
-}
 
 }  // namespace
 
@@ -45,11 +39,12 @@ void register_trace(CLI::App& app, int& exit_status) {
     DeviceTraceOptions options;
     options.target = args->target;
     options.duration = std::chrono::duration_cast<std::chrono::milliseconds>(*duration);
-    options.stop_requested = [] { return interrupted != 0; };
-    (void)std::signal(SIGINT, on_interrupt);
+    options.stop_requested = [] { return InterruptGuard::received() != 0; };
     const SysRoot root;
-    auto traced = trace_device(options, root);
-    (void)std::signal(SIGINT, SIG_DFL);
+    auto traced = [&] {
+      const InterruptGuard interrupt;
+      return trace_device(options, root);
+    }();
     if (!traced) throw FatalError("trace: " + traced.error().describe());
     if (args->format == "json") {
       write_output(args->output, to_text(*traced));

@@ -75,6 +75,11 @@ std::map<std::string, std::string> bad_values_for(const std::string& queue) {
   return values;
 }
 
+// Only read_ahead_kb: the kill and signal tests need one knob, applied in the first round.
+std::map<std::string, std::string> read_ahead_only(const std::string& queue) {
+  return {{"read_ahead_kb", bad_values_for(queue).at("read_ahead_kb")}};
+}
+
 class BisectKnobs : public ::testing::Test {
  protected:
   // A loop device and two captures: good as it is, bad with the values bad_values_of gives for
@@ -134,6 +139,37 @@ class BisectKnobs : public ::testing::Test {
     EXPECT_FALSE(std::filesystem::exists(state() + "/applied.json"));
   }
 
+  // Starts a run in the background and returns its pid once it holds a knob at its bad value
+  // (its record written, then the write itself), or 0 when none came within two minutes.
+  pid_t start_with_a_knob_applied(const std::string& profile) const {
+    const std::string binary = testing::kdrift_binary();
+    const std::vector<std::string> words = split_whitespace(knobs_arguments(profile, 2));
+    const pid_t child = ::fork();
+    if (child < 0) return 0;
+    if (child == 0) {
+      std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+      for (const std::string& word : words)
+        argv.push_back(const_cast<char*>(word.c_str()));
+      argv.push_back(nullptr);
+      (void)std::freopen("/dev/null", "w", stdout);
+      (void)std::freopen("/dev/null", "w", stderr);
+      ::execv(binary.c_str(), argv.data());
+      ::_exit(127);
+    }
+    const std::string record = state() + "/applied.json";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!std::filesystem::exists(record) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (!std::filesystem::exists(record)) {
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    return child;
+  }
+
   TempDir dir_;
   std::optional<LoopDevice> loop_;
   std::string queue_;
@@ -187,41 +223,15 @@ TEST_F(BisectKnobs, EveryKnobOfTheTargetIsTestedAndRestored) {
 
 TEST_F(BisectKnobs, ARunKilledWithAKnobAppliedIsRestoredByTheNext) {
   REQUIRE_ROOT();
-  const auto read_ahead_only = [](const std::string& queue) {
-    return std::map<std::string, std::string>{
-        {"read_ahead_kb", bad_values_for(queue).at("read_ahead_kb")}};
-  };
   if (!prepare(read_ahead_only)) GTEST_SKIP() << skip_reason_;
   write_profile(dir_, "slow.toml", "3s");
   write_profile(dir_, "tiny.toml", "300ms");
 
-  const std::string binary = testing::kdrift_binary();
-  const std::vector<std::string> words = split_whitespace(knobs_arguments("slow.toml", 2));
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    std::vector<char*> argv{const_cast<char*>(binary.c_str())};
-    for (const std::string& word : words)
-      argv.push_back(const_cast<char*>(word.c_str()));
-    argv.push_back(nullptr);
-    (void)std::freopen("/dev/null", "w", stdout);
-    (void)std::freopen("/dev/null", "w", stderr);
-    ::execv(binary.c_str(), argv.data());
-    ::_exit(127);
-  }
-  // The baseline's two runs first, then the knob goes in with its record.
-  const std::string record = state() + "/applied.json";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (!std::filesystem::exists(record) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const bool recorded = std::filesystem::exists(record);
-  // The record is written before the knob: wait for the write itself.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const pid_t child = start_with_a_knob_applied("slow.toml");
+  ASSERT_GT(child, 0) << "no record appeared within 120 s";
   ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
-  ASSERT_TRUE(recorded) << "no record appeared within 120 s";
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
   EXPECT_EQ(live_value(queue_ + "read_ahead_kb"), bad_["read_ahead_kb"])
       << "the kill left nothing applied";
@@ -236,6 +246,23 @@ TEST_F(BisectKnobs, ARunKilledWithAKnobAppliedIsRestoredByTheNext) {
   const auto knobs = changed_knobs(report);
   ASSERT_EQ(knobs.size(), 1u);
   EXPECT_NE(knobs[0]["status"], "not tested") << knobs[0].dump();
+  expect_restored();
+}
+
+TEST_F(BisectKnobs, ASignalStopsTheRunWithTheKnobPutBack) {
+  REQUIRE_ROOT();
+  if (!prepare(read_ahead_only)) GTEST_SKIP() << skip_reason_;
+  write_profile(dir_, "slow.toml", "3s");
+
+  const pid_t child = start_with_a_knob_applied("slow.toml");
+  ASSERT_GT(child, 0) << "no record appeared within 120 s";
+  ASSERT_EQ(live_value(queue_ + "read_ahead_kb"), bad_["read_ahead_kb"]);
+  ::kill(child, SIGTERM);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  // The probe under way finishes, the knob goes back, then the command stops with an error.
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping";
+  EXPECT_EQ(WEXITSTATUS(status), 2);
   expect_restored();
 }
 
