@@ -90,9 +90,9 @@ Calibration calibrate(const std::vector<double>& good, const std::vector<double>
   out.resolvable_effect = z * spread * std::sqrt(per_side / kRankEfficiency);
   const std::string numbers = format(
       "good median %.6g, bad median %.6g: effect %.1f %%; noise (CV) %.1f %%; resolvable with %d "
-      "samples a candidate: %.1f %%; endpoints p = %.3g",
+      "samples a candidate: %.1f %%; endpoints p = %.3g against %.3g a judgement",
       good_median, bad_median, 100 * out.effect, 100 * spread, max_samples,
-      100 * out.resolvable_effect, out.p_endpoints);
+      100 * out.resolvable_effect, out.p_endpoints, alpha);
   if (out.p_endpoints >= alpha) {
     out.reason = "good and bad do not differ at alpha: " + numbers;
   } else if (out.effect < out.resolvable_effect) {
