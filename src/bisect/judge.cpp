@@ -28,6 +28,29 @@ std::string format(const char* pattern, Numbers... numbers) {
   return text;
 }
 
+// A candidate's boot is placed by which side of the endpoints' midpoint it lands on: its own
+// boot's offset must stay under half the change.
+constexpr double kBootDriftMargin = 2;
+
+double boot_drift(const std::vector<std::vector<double>>& boots) {
+  double drift = 0;
+  for (std::size_t i = 0; i < boots.size(); ++i) {
+    for (std::size_t j = i + 1; j < boots.size(); ++j) {
+      const double a = median(boots[i]);
+      const double b = median(boots[j]);
+      if (a > 0 && b > 0) drift = std::max(drift, std::fabs(std::log(a / b)));
+    }
+  }
+  return drift;
+}
+
+std::string boot_medians_text(const std::vector<std::vector<double>>& boots) {
+  std::string text;
+  for (const std::vector<double>& boot : boots)
+    text += (text.empty() ? "" : " / ") + format("%.6g", median(boot));
+  return text;
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -72,7 +95,7 @@ Judgement judge(const std::vector<double>& samples, const std::vector<double>& g
 }
 
 Calibration calibrate(const std::vector<double>& good, const std::vector<double>& bad, double alpha,
-                      int max_samples) {
+                      int max_samples, const ReferenceBoots& boots) {
   Calibration out;
   out.cv_good = coefficient_of_variation(good);
   out.cv_bad = coefficient_of_variation(bad);
@@ -93,13 +116,24 @@ Calibration calibrate(const std::vector<double>& good, const std::vector<double>
       "samples a candidate: %.1f %%; endpoints p = %.3g against %.3g a judgement",
       good_median, bad_median, 100 * out.effect, 100 * spread, max_samples,
       100 * out.resolvable_effect, out.p_endpoints, alpha);
+  out.boot_drift = std::max(boot_drift(boots.good), boot_drift(boots.bad));
+  const std::string boot_numbers =
+      boots.good.size() > 1 || boots.bad.size() > 1
+          ? format("; boot-to-boot drift %.1f %%", 100 * out.boot_drift) + " (good boots " +
+                boot_medians_text(boots.good) + ", bad boots " + boot_medians_text(boots.bad) + ")"
+          : std::string();
   if (out.p_endpoints >= alpha) {
-    out.reason = "good and bad do not differ at alpha: " + numbers;
+    out.reason = "good and bad do not differ at alpha: " + numbers + boot_numbers;
   } else if (out.effect < out.resolvable_effect) {
     out.reason = "the change is smaller than the noise lets a bisect resolve: " + numbers;
+  } else if (out.effect < kBootDriftMargin * out.boot_drift) {
+    out.reason =
+        "one endpoint's boots differ by more than half the change, so a candidate's boot could "
+        "land on the wrong side: " +
+        numbers + boot_numbers;
   } else {
     out.resolvable = true;
-    out.reason = numbers;
+    out.reason = numbers + boot_numbers;
   }
   return out;
 }

@@ -41,12 +41,24 @@ struct Calibration {
   // The smallest |ln ratio| that max_samples per candidate can tell apart from the references
   // at alpha with 90 % power, by the normal approximation of the rank test.
   double resolvable_effect = 0;
+  // The largest |ln ratio| between the medians of two reference boots of one endpoint: noise a
+  // candidate's own boot carries too, which no number of samples inside one boot averages out.
+  double boot_drift = 0;
   std::string reason;  // the numbers, for the refusal or the start message
 };
 
+// Each endpoint's reference samples cut into the boots that took them, oldest first; empty (or
+// one boot a side) when the references came from one boot each.
+struct ReferenceBoots {
+  std::vector<std::vector<double>> good;
+  std::vector<std::vector<double>> bad;
+};
+
 // Before bisecting: the endpoints must differ at alpha (good is good, bad is bad), and by more
-// than the noise lets max_samples per candidate resolve.
+// than the noise lets max_samples per candidate resolve; with references from several boots,
+// by at least twice the drift between one endpoint's boots, so that a candidate's boot lands on
+// its own side of the midpoint.
 Calibration calibrate(const std::vector<double>& good, const std::vector<double>& bad, double alpha,
-                      int max_samples);
+                      int max_samples, const ReferenceBoots& boots = {});
 
 }  // namespace kdrift

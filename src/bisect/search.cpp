@@ -62,7 +62,20 @@ std::optional<Calibration> Search::calibration() const {
       missing(good_reference(), config_.reference_samples) > 0) {
     return std::nullopt;
   }
-  return calibrate(good_reference(), bad_reference(), judgement_alpha(), config_.max_samples);
+  return calibrate(good_reference(), bad_reference(), judgement_alpha(), config_.max_samples,
+                   {reference_boots(good_), reference_boots(bad_)});
+}
+
+std::vector<std::vector<double>> Search::reference_boots(std::size_t endpoint) const {
+  const CandidateState& state = states_[endpoint];
+  std::vector<std::vector<double>> boots;
+  boots.reserve(state.batch_sizes.size());
+  auto from = state.samples.begin();
+  for (const std::size_t size : state.batch_sizes) {
+    boots.emplace_back(from, from + static_cast<std::ptrdiff_t>(size));
+    from += static_cast<std::ptrdiff_t>(size);
+  }
+  return boots;
 }
 
 std::pair<std::size_t, std::size_t> Search::bounds() const {
@@ -105,15 +118,23 @@ std::optional<std::size_t> Search::middle(std::size_t low, std::size_t high) con
 
 Action Search::next() const {
   if (config_.declared) return next_declared();
-  for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
-    const CandidateState& endpoint = states_[index];
-    if (endpoint.crashes >= config_.max_attempts) {
-      return finish(Action::Kind::kRefused,
-                    std::string("the ") + name + " endpoint did not come back from its boots");
-    }
-    if (const int more = missing(endpoint.samples, config_.reference_samples); more > 0) {
-      return measure(index, more, Action::Purpose::kReference, false,
-                     std::string("reference samples on the ") + name + " endpoint");
+  const int boots = config_.reference_boots;
+  for (int boot = 1; boot <= boots; ++boot) {
+    // Bad, good, bad, good: a host that drifts over the hours moves both endpoints alike.
+    const int wanted = (config_.reference_samples * boot + boots - 1) / boots;
+    for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
+      const CandidateState& endpoint = states_[index];
+      if (endpoint.crashes >= config_.max_attempts) {
+        return finish(Action::Kind::kRefused,
+                      std::string("the ") + name + " endpoint did not come back from its boots");
+      }
+      if (const int more = missing(endpoint.samples, wanted); more > 0) {
+        const std::string which =
+            boots > 1 ? " (boot " + std::to_string(boot) + " of " + std::to_string(boots) + ")"
+                      : std::string();
+        return measure(index, more, Action::Purpose::kReference, boot > 1,
+                       std::string("reference samples on the ") + name + " endpoint" + which);
+      }
     }
   }
   const auto calibrated = calibration();
@@ -160,6 +181,7 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
                       expected.candidate == candidate;
   if (!retest) {
     state.samples.insert(state.samples.end(), values.begin(), values.end());
+    state.batch_sizes.push_back(values.size());
     // New reference samples change every judgement made against them.
     if (candidate == good_ || candidate == bad_) {
       for (std::size_t i = 0; i < states_.size(); ++i)

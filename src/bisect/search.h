@@ -26,10 +26,13 @@ struct SearchConfig {
   // candidates a binary search visits.
   double alpha = 0.01;
   int reference_samples = 30;  // on each endpoint
-  int first_samples = 5;       // a candidate's first boot
-  int more_samples = 5;        // each further round while unknown
-  int max_samples = 30;        // then it is skipped as unknown
-  int max_attempts = 2;        // boots that did not come back before it is skipped as crashed
+  // Boots the reference samples are spread over, endpoints alternating: with more than one,
+  // the calibration sees how far one endpoint's boots drift apart (at two more boots a side).
+  int reference_boots = 1;
+  int first_samples = 5;  // a candidate's first boot
+  int more_samples = 5;   // each further round while unknown
+  int max_samples = 30;   // then it is skipped as unknown
+  int max_attempts = 2;   // boots that did not come back before it is skipped as crashed
   // Verdicts come from the user (`good`, `bad`, `skip`) or a command's exit status (`run`), or a
   // finding present or absent (a functional bisect): exact, so no references, no calibration,
   // no retest. Each candidate is asked once.
@@ -52,6 +55,7 @@ struct Action {
 
 struct CandidateState {
   std::vector<double> samples;
+  std::vector<std::size_t> batch_sizes;  // how many of samples each measurement added, in order
   std::vector<double> retest_samples;
   bool retested = false;
   bool retest_confirmed = false;  // the fresh boot judged it bad on its own samples
@@ -97,6 +101,8 @@ class Search {
   Action next_declared() const;
   const std::vector<double>& good_reference() const { return states_[good_].samples; }
   const std::vector<double>& bad_reference() const { return states_[bad_].samples; }
+  // An endpoint's samples cut into its measurements: its reference boots.
+  std::vector<std::vector<double>> reference_boots(std::size_t endpoint) const;
   void rejudge(std::size_t candidate);
 
   std::vector<CandidateState> states_;

@@ -20,6 +20,7 @@ Json candidate_json(const Candidate& candidate) {
 Json config_json(const SearchConfig& config) {
   return {{"alpha", config.alpha},
           {"reference_samples", config.reference_samples},
+          {"reference_boots", config.reference_boots},
           {"first_samples", config.first_samples},
           {"more_samples", config.more_samples},
           {"max_samples", config.max_samples},
@@ -34,6 +35,7 @@ std::optional<SearchConfig> config_from(const Json& node) {
   if (!node.is_object()) return std::nullopt;
   config.alpha = number_member(node, "alpha").value_or(config.alpha);
   for (const auto& [key, field] : {std::pair{"reference_samples", &config.reference_samples},
+                                   std::pair{"reference_boots", &config.reference_boots},
                                    std::pair{"first_samples", &config.first_samples},
                                    std::pair{"more_samples", &config.more_samples},
                                    std::pair{"max_samples", &config.max_samples},

@@ -19,7 +19,8 @@ class Series {
         random_(random),
         culprit_(std::uniform_int_distribution<int>(1, setting.candidates - 1)(random)),
         crashes_(static_cast<std::size_t>(setting.candidates), false),
-        noise_(0, std::sqrt(std::log1p(setting.cv * setting.cv))) {
+        noise_(0, std::sqrt(std::log1p(setting.cv * setting.cv))),
+        boot_noise_(0, std::sqrt(std::log1p(setting.boot_cv * setting.boot_cv))) {
     std::bernoulli_distribution crash(setting.crash_rate);
     for (int i = 1; i + 1 < setting.candidates; ++i)
       crashes_[i] = crash(random);
@@ -28,9 +29,14 @@ class Series {
   std::size_t culprit() const { return static_cast<std::size_t>(culprit_); }
   bool crashes(std::size_t candidate) const { return crashes_[candidate]; }
 
+  // A new boot: its own offset, shared by the samples it takes.
+  void boot() {
+    if (setting_.boot_cv > 0) boot_factor_ = std::exp(boot_noise_(random_));
+  }
+
   double sample(std::size_t candidate) {
     const double level = static_cast<int>(candidate) >= culprit_ ? 1 - setting_.regression : 1;
-    return level * std::exp(noise_(random_));
+    return level * boot_factor_ * std::exp(noise_(random_));
   }
 
  private:
@@ -39,6 +45,8 @@ class Series {
   int culprit_;
   std::vector<bool> crashes_;
   std::normal_distribution<double> noise_;
+  std::normal_distribution<double> boot_noise_;
+  double boot_factor_ = 1;
 };
 
 double quantile_of(std::vector<double> values, double q) {
@@ -112,7 +120,11 @@ SimulationResult simulate_search(const SimulationSetting& setting, const SearchC
     Series series(setting, random);
     Search search(last + 1, 0, last, config);
     const DriveResult driven = drive_search(
-        search, [&](std::size_t candidate) { return !series.crashes(candidate); },
+        search,
+        [&](std::size_t candidate) {
+          series.boot();
+          return !series.crashes(candidate);
+        },
         [&](std::size_t candidate, int /*index*/) { return series.sample(candidate); });
     const auto first_bad = search.first_bad();
     const auto also = search.could_also_be();
@@ -129,8 +141,13 @@ SimulationResult simulate_single_sample(const SimulationSetting& setting) {
   Tally tally;
   for (int run = 0; run < setting.bisects; ++run) {
     Series series(setting, random);
-    const double good = series.sample(0);
-    const double bad = series.sample(static_cast<std::size_t>(setting.candidates - 1));
+    // One sample a boot, so every sample has its boot's offset.
+    auto boot_and_sample = [&](std::size_t candidate) {
+      series.boot();
+      return series.sample(candidate);
+    };
+    const double good = boot_and_sample(0);
+    const double bad = boot_and_sample(static_cast<std::size_t>(setting.candidates - 1));
     const double midpoint = (good + bad) / 2;
     int low = 0;
     int high = setting.candidates - 1;
@@ -151,7 +168,7 @@ SimulationResult simulate_single_sample(const SimulationSetting& setting) {
         continue;
       }
       const bool bad_side =
-          (series.sample(static_cast<std::size_t>(candidate)) - midpoint) * (bad - midpoint) > 0;
+          (boot_and_sample(static_cast<std::size_t>(candidate)) - midpoint) * (bad - midpoint) > 0;
       (bad_side ? high : low) = candidate;
     }
     bool among_skipped = false;

@@ -18,6 +18,7 @@ struct SimulationSetting {
   double crash_rate = 0;     // chance that a candidate between the endpoints never boots
   int bisects = 1000;
   std::uint64_t seed = 1;
+  double boot_cv = 0;  // a factor drawn once a boot (lognormal) that all its samples share
 };
 
 struct SimulationResult {
@@ -37,9 +38,9 @@ struct DriveResult {
   Action last;      // what next() said at the end: kDone or kRefused
 };
 
-// Runs a search to its end as the real loop would, with simulated boots: boots(candidate) says
-// whether the candidate comes back (false: a crash), sample(candidate, index) gives the index-th
-// sample of the current boot.
+// Runs a search to its end as the real loop would, with simulated boots: boots(candidate), called
+// once a boot, says whether the candidate comes back (false: a crash), sample(candidate, index)
+// gives the index-th sample of the current boot.
 DriveResult drive_search(Search& search, const std::function<bool(std::size_t)>& boots,
                          const std::function<double(std::size_t, int)>& sample);
 

@@ -103,6 +103,7 @@ struct StartArguments {
   std::string profile;
   std::string target = ".";
   int reference_samples = SearchConfig{}.reference_samples;
+  int reference_boots = SearchConfig{}.reference_boots;
 };
 
 // What start records about how candidates are judged; usage errors are fatal and name the option.
@@ -127,6 +128,15 @@ void set_metric(const StartArguments& args, BisectStart& start) {
   }
   start.target = start.metric == "declared" ? "" : args.target;
   start.config.reference_samples = args.reference_samples;
+  start.config.reference_boots = args.reference_boots;
+  if (args.reference_boots > 1 && start.config.declared) {
+    throw FatalError("--reference-boots goes with --metric: a verdict said or predicated is exact");
+  }
+  if (args.reference_samples < 2 * args.reference_boots) {
+    throw FatalError("--reference-samples " + std::to_string(args.reference_samples) +
+                     " over --reference-boots " + std::to_string(args.reference_boots) +
+                     ": each boot needs two samples at least");
+  }
   const bool measured = start.metric != "declared";
   const bool all_kernels = std::all_of(start.candidates.begin(), start.candidates.end(),
                                        [](const Candidate& c) { return !c.kernel.empty(); });
@@ -245,6 +255,12 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
                    "With --metric: probe runs on each endpoint before bisecting (fewer is "
                    "quicker and resolves less)")
       ->check(CLI::Range(5, 1000))
+      ->capture_default_str();
+  command
+      ->add_option("--reference-boots", args->reference_boots,
+                   "With --metric: boots each endpoint's reference runs are spread over; 2 or "
+                   "more measures boot-to-boot drift and refuses a change it could hide")
+      ->check(CLI::Range(1, 10))
       ->capture_default_str();
   command
       ->add_option("--target", args->target,

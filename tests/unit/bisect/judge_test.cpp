@@ -66,6 +66,24 @@ TEST(Calibrate, StepInsideTheNoiseIsRefused) {
   EXPECT_NE(calibration.reason.find("noise"), std::string::npos) << calibration.reason;
 }
 
+TEST(Calibrate, BootsOfOneEndpointThatDriftApartAreRefused) {
+  // A 10 % step, and the good endpoint's two boots 6 % apart: more than half the step (the
+  // medians of around() sit a little below its level).
+  const ReferenceBoots drifting{{around(103, 15), around(97, 15)},
+                                {around(90, 15), around(90, 15)}};
+  const Calibration refused = calibrate(around(100, 30), around(90, 30), 1e-4, 30, drifting);
+  EXPECT_FALSE(refused.resolvable);
+  EXPECT_NEAR(refused.boot_drift, 0.0600, 1e-3);  // ln(103 / 97)
+  EXPECT_NE(refused.reason.find("boot-to-boot drift 6.0 %"), std::string::npos) << refused.reason;
+  EXPECT_NE(refused.reason.find("(good boots 102.176 / 96.224, bad boots"), std::string::npos)
+      << refused.reason;
+
+  const ReferenceBoots steady{{around(101, 15), around(99, 15)}, {around(90, 15), around(91, 15)}};
+  const Calibration passed = calibrate(around(100, 30), around(90, 30), 1e-4, 30, steady);
+  EXPECT_TRUE(passed.resolvable) << passed.reason;
+  EXPECT_NE(passed.reason.find("boot-to-boot drift 2.0 %"), std::string::npos) << passed.reason;
+}
+
 TEST(Calibrate, EndpointsThatDoNotDifferAreRefused) {
   const Calibration calibration = calibrate(around(100, 30), around(100, 30), 1e-4, 30);
   EXPECT_FALSE(calibration.resolvable);

@@ -49,6 +49,46 @@ TEST(Search, ReferencesComeFirstBadEndpointFirst) {
   EXPECT_EQ(action.candidate, 0u);
 }
 
+TEST(Search, ReferenceBootsAlternateTheEndpointsOnFreshBoots) {
+  SearchConfig config;
+  config.reference_samples = 30;
+  config.reference_boots = 2;
+  Search search(10, 0, 9, config);
+  const std::vector<std::pair<std::size_t, bool>> expected = {
+      {9, false}, {0, false}, {9, true}, {0, true}};
+  for (const auto& [candidate, fresh] : expected) {
+    const Action action = search.next();
+    ASSERT_EQ(action.purpose, Action::Purpose::kReference) << action.why;
+    EXPECT_EQ(action.candidate, candidate) << action.why;
+    EXPECT_EQ(action.fresh_boot, fresh) << action.why;
+    EXPECT_EQ(action.samples, 15) << action.why;
+    search.add_samples(candidate, std::vector<double>(15, candidate == 0 ? 100.0 : 90.0));
+  }
+  EXPECT_EQ(search.next().purpose, Action::Purpose::kBisect) << search.next().why;
+}
+
+// Samples whose boot decides their level: the bad endpoint's boots run 12 % apart, against a
+// change of 16 % between the endpoints.
+TEST(Search, BootToBootDriftAsLargeAsTheChangeIsRefused) {
+  SearchConfig config;
+  config.reference_boots = 2;
+  Search search(10, 0, 9, config);
+  auto wobble = [](double level) {
+    std::vector<double> values;
+    for (int i = 0; i < 15; ++i)
+      values.push_back(level * (1 + 0.002 * ((i % 11) - 5)));
+    return values;
+  };
+  search.add_samples(9, wobble(90));
+  search.add_samples(0, wobble(100));
+  search.add_samples(9, wobble(80));
+  search.add_samples(0, wobble(100));
+  const Action action = search.next();
+  ASSERT_EQ(action.kind, Action::Kind::kRefused) << action.why;
+  EXPECT_NE(action.why.find("more than half the change"), std::string::npos) << action.why;
+  EXPECT_NE(action.why.find("bad boots 89.64 / 79.68"), std::string::npos) << action.why;
+}
+
 TEST(Search, ACandidateThatNeverBootsIsSkippedAndNamedAsPossible) {
   Search search(16, 0, 15);
   const DriveResult run = drive(search, step_at(8, 0.10), {8});

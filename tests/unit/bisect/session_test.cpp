@@ -77,6 +77,24 @@ TEST(Session, SamplesAndCrashesReachThePerformanceSearch) {
   EXPECT_EQ(next.samples, SearchConfig{}.reference_samples - 3);
 }
 
+TEST(Session, ReferenceBootsSurviveTheJournalAndOlderJournalsMeanOne) {
+  BisectStart start = declared_start(4);
+  start.metric = "probe:lab-quick:io_uring:16:iops";
+  start.config = SearchConfig{};
+  start.config.reference_boots = 2;
+  const auto session = replay({start_event(start)}, "journal.jsonl");
+  ASSERT_TRUE(session) << session.error().describe();
+  EXPECT_EQ(session->start.config.reference_boots, 2);
+  // The bad endpoint's first boot takes half the references.
+  EXPECT_EQ(session->search.next().samples, SearchConfig{}.reference_samples / 2);
+
+  Json older = start_event(start);
+  older["config"].erase("reference_boots");
+  const auto old_session = replay({older}, "journal.jsonl");
+  ASSERT_TRUE(old_session) << old_session.error().describe();
+  EXPECT_EQ(old_session->start.config.reference_boots, 1);
+}
+
 TEST(Session, BadJournalsAreNamedWithTheEvent) {
   const Json start = start_event(declared_start(4));
   Json bad_good = start;

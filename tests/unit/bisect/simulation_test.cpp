@@ -36,5 +36,19 @@ TEST(Simulation, CrashingCandidatesAreSkippedNotCountedAsBad) {
   EXPECT_GT(ours.p90_boots, clean.p90_boots);
 }
 
+TEST(Simulation, TwoReferenceBootsSeeDriftThatOneBootCannot) {
+  // Boots 10 % apart (CV) against a 10 % step: one boot a side calibrates on a single draw of
+  // each endpoint's offset and then trusts in-boot statistics that cannot see it.
+  SimulationSetting setting{32, 0.10, 0.05, 0.0, 60, 5};
+  setting.boot_cv = 0.10;
+  SearchConfig two_boots;
+  two_boots.reference_boots = 2;
+  const SimulationResult one = simulate_search(setting, SearchConfig{});
+  const SimulationResult two = simulate_search(setting, two_boots);
+  EXPECT_GT(one.wrong, 0);
+  EXPECT_LT(two.wrong, one.wrong);
+  EXPECT_GT(two.refused, one.refused);
+}
+
 }  // namespace
 }  // namespace kdrift
