@@ -28,7 +28,10 @@ for round in $(seq "$rounds"); do
   journal=$work/r$round.journal.jsonl
   [ -s "$journal" ] || { tail -20 "$work/r$round.log" >&2; continue; }
   [ "$status" -ne 0 ] || named_right=$((named_right + 1))
-  jq -r '"  state \(.state), first bad \(.first_bad), why: \(.why)"' "$work/r$round.json" 2>/dev/null || true
+  jq -r '"  state \(.state), first bad \(.first_bad), why: \(.why)",
+    "  calibration: \(.calibration.reason // "none")",
+    (.steps[] | "  step \(.candidate): \(.verdict), \(.samples) runs: \(.reason // "")")' \
+    "$work/r$round.json" 2>/dev/null || true
   # Every candidate's samples in journal order, one line each: NAME V1 V2 ...
   jq -r 'select(.event == "samples") | "\(.candidate) \(.values | map(tostring) | join(" "))"' \
     "$journal" > "$work/r$round.samples"

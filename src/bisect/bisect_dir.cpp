@@ -190,6 +190,14 @@ Json bisect_report(const Session& session) {
     steps.push_back(std::move(step));
   }
   report["steps"] = std::move(steps);
+  // What the noise allowed, with the numbers: the figures a refusal quotes, kept when it ran.
+  if (const auto calibration = search.calibration()) {
+    report["calibration"] = {{"resolvable", calibration->resolvable},
+                             {"effect", calibration->effect},
+                             {"resolvable_effect", calibration->resolvable_effect},
+                             {"boot_drift", calibration->boot_drift},
+                             {"reason", calibration->reason}};
+  }
   return report;
 }
 

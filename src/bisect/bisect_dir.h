@@ -45,7 +45,9 @@ class BisectDir {
 // What state.json and `kdrift bisect report --format json` hold: {"state": "running" | "done" |
 // "refused", "first_bad": NAME or null, "could_also_be": [NAME...], "next": {candidate, kernel?,
 // append?, samples, fresh_boot} (while running), "why", "steps": [{candidate, verdict, samples,
-// crashes, reason}]} with one step per candidate measured or judged, oldest candidate first.
+// crashes, reason}]} with one step per candidate measured or judged, oldest candidate first, and
+// for a measured bisect whose references are in, "calibration": {resolvable, effect,
+// resolvable_effect, boot_drift, reason}.
 Json bisect_report(const Session& session);
 
 }  // namespace kdrift

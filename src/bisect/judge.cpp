@@ -28,20 +28,16 @@ std::string format(const char* pattern, Numbers... numbers) {
   return text;
 }
 
-// A candidate's boot is placed by which side of the endpoints' midpoint it lands on: its own
-// boot's offset must stay under half the change.
-constexpr double kBootDriftMargin = 2;
+double log_median(const std::vector<double>& boot) {
+  const double value = median(boot);
+  return value > 0 ? std::log(value) : std::nan("");
+}
 
-double boot_drift(const std::vector<std::vector<double>>& boots) {
-  double drift = 0;
-  for (std::size_t i = 0; i < boots.size(); ++i) {
-    for (std::size_t j = i + 1; j < boots.size(); ++j) {
-      const double a = median(boots[i]);
-      const double b = median(boots[j]);
-      if (a > 0 && b > 0) drift = std::max(drift, std::fabs(std::log(a / b)));
-    }
-  }
-  return drift;
+double mean_log_median(const std::vector<std::vector<double>>& boots) {
+  double sum = 0;
+  for (const std::vector<double>& boot : boots)
+    sum += log_median(boot);
+  return sum / static_cast<double>(boots.size());
 }
 
 std::string boot_medians_text(const std::vector<std::vector<double>>& boots) {
@@ -94,8 +90,59 @@ Judgement judge(const std::vector<double>& samples, const std::vector<double>& g
   return out;
 }
 
+double boot_drift(const ReferenceBoots& boots) {
+  double squares = 0;
+  int degrees = 0;
+  for (const auto* side : {&boots.good, &boots.bad}) {
+    if (side->size() < 2) continue;
+    const double mean = mean_log_median(*side);
+    for (const std::vector<double>& boot : *side)
+      squares += std::pow(log_median(boot) - mean, 2);
+    degrees += static_cast<int>(side->size()) - 1;
+  }
+  return degrees > 0 && std::isfinite(squares) ? std::sqrt(squares / degrees) : 0;
+}
+
+int max_boots(int max_samples, int first_samples) {
+  return std::max(1, max_samples / std::max(1, first_samples));
+}
+
+Judgement place_boots(const std::vector<std::vector<double>>& candidate,
+                      const ReferenceBoots& references, double drift, double alpha) {
+  Judgement out;
+  if (candidate.empty() || references.good.empty() || references.bad.empty() || !(drift > 0)) {
+    out.reason = "no boots to place";
+    return out;
+  }
+  const double good = mean_log_median(references.good);
+  const double bad = mean_log_median(references.bad);
+  const double level = mean_log_median(candidate);
+  out.median = std::exp(level);
+  const auto boots = static_cast<double>(candidate.size());
+  const double z = normal_quantile(1 - alpha / 2);
+  // One-sided distances in standard errors of boot drift: a verdict needs the far endpoint
+  // excluded, as the in-boot rank test does with samples.
+  const double se_good =
+      drift * std::sqrt(1 / boots + 1 / static_cast<double>(references.good.size()));
+  const double se_bad =
+      drift * std::sqrt(1 / boots + 1 / static_cast<double>(references.bad.size()));
+  const bool bad_side = (level - (good + bad) / 2) * (bad - good) > 0;
+  const std::string numbers = format(
+      "%zu boot(s) at %.6g (good %.6g, bad %.6g), %.1f and %.1f boot-drift SEs from good "
+      "and bad, %.2f needed",
+      candidate.size(), out.median, std::exp(good), std::exp(bad),
+      std::fabs(level - good) / se_good, std::fabs(level - bad) / se_bad, z);
+  if (bad_side && std::fabs(level - good) / se_good >= z) {
+    out.verdict = Verdict::kBad;
+  } else if (!bad_side && std::fabs(level - bad) / se_bad >= z) {
+    out.verdict = Verdict::kGood;
+  }
+  out.reason = numbers;
+  return out;
+}
+
 Calibration calibrate(const std::vector<double>& good, const std::vector<double>& bad, double alpha,
-                      int max_samples, const ReferenceBoots& boots) {
+                      int max_samples, int first_samples, const ReferenceBoots& boots) {
   Calibration out;
   out.cv_good = coefficient_of_variation(good);
   out.cv_bad = coefficient_of_variation(bad);
@@ -116,21 +163,26 @@ Calibration calibrate(const std::vector<double>& good, const std::vector<double>
       "samples a candidate: %.1f %%; endpoints p = %.3g against %.3g a judgement",
       good_median, bad_median, 100 * out.effect, 100 * spread, max_samples,
       100 * out.resolvable_effect, out.p_endpoints, alpha);
-  out.boot_drift = std::max(boot_drift(boots.good), boot_drift(boots.bad));
-  const std::string boot_numbers =
-      boots.good.size() > 1 || boots.bad.size() > 1
-          ? format("; boot-to-boot drift %.1f %%", 100 * out.boot_drift) + " (good boots " +
-                boot_medians_text(boots.good) + ", bad boots " + boot_medians_text(boots.bad) + ")"
-          : std::string();
+  out.boot_drift = boot_drift(boots);
+  std::string boot_numbers;
+  if (out.boot_drift > 0) {
+    // A bad candidate must stand z standard errors of boot drift from good with max_boots boots.
+    const double boot_se = out.boot_drift * std::sqrt(1.0 / max_boots(max_samples, first_samples) +
+                                                      1.0 / static_cast<double>(boots.good.size()));
+    out.resolvable_effect = std::max(out.resolvable_effect, z * boot_se);
+    boot_numbers =
+        format(
+            "; boot-to-boot drift (SD of a boot's median) %.1f %%, resolvable with "
+            "%d boots a candidate: %.1f %%",
+            100 * out.boot_drift, max_boots(max_samples, first_samples), 100 * z * boot_se) +
+        " (good boots " + boot_medians_text(boots.good) + ", bad boots " +
+        boot_medians_text(boots.bad) + ")";
+  }
   if (out.p_endpoints >= alpha) {
     out.reason = "good and bad do not differ at alpha: " + numbers + boot_numbers;
   } else if (out.effect < out.resolvable_effect) {
-    out.reason = "the change is smaller than the noise lets a bisect resolve: " + numbers;
-  } else if (out.effect < kBootDriftMargin * out.boot_drift) {
     out.reason =
-        "one endpoint's boots differ by more than half the change, so a candidate's boot could "
-        "land on the wrong side: " +
-        numbers + boot_numbers;
+        "the change is smaller than the noise lets a bisect resolve: " + numbers + boot_numbers;
   } else {
     out.resolvable = true;
     out.reason = numbers + boot_numbers;

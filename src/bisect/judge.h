@@ -41,8 +41,9 @@ struct Calibration {
   // The smallest |ln ratio| that max_samples per candidate can tell apart from the references
   // at alpha with 90 % power, by the normal approximation of the rank test.
   double resolvable_effect = 0;
-  // The largest |ln ratio| between the medians of two reference boots of one endpoint: noise a
-  // candidate's own boot carries too, which no number of samples inside one boot averages out.
+  // With references on several boots: the SD of a boot's log median around its endpoint's
+  // level (pooled). Noise a candidate's own boot carries too, which no number of samples inside
+  // one boot averages out.
   double boot_drift = 0;
   std::string reason;  // the numbers, for the refusal or the start message
 };
@@ -54,11 +55,23 @@ struct ReferenceBoots {
   std::vector<std::vector<double>> bad;
 };
 
+// The pooled SD of log boot medians around each endpoint's mean; 0 without two boots on either
+// side. From a few boots it is a rough estimate: scripts/bench/bisect-sim measures what it buys.
+double boot_drift(const ReferenceBoots& boots);
+
+// The most boots a candidate gets when each boot takes first_samples runs.
+int max_boots(int max_samples, int first_samples);
+
+// Boots as the unit, when the references show boot drift: the candidate's boots (their mean log
+// median) bad when past the midpoint and z(alpha) standard errors of drift away from good, good
+// likewise from bad, else unknown.
+Judgement place_boots(const std::vector<std::vector<double>>& candidate,
+                      const ReferenceBoots& references, double drift, double alpha);
+
 // Before bisecting: the endpoints must differ at alpha (good is good, bad is bad), and by more
-// than the noise lets max_samples per candidate resolve; with references from several boots,
-// by at least twice the drift between one endpoint's boots, so that a candidate's boot lands on
-// its own side of the midpoint.
+// than the noise lets max_samples per candidate resolve; with references from several boots, by
+// more than boot drift lets max_boots boots of a candidate resolve.
 Calibration calibrate(const std::vector<double>& good, const std::vector<double>& bad, double alpha,
-                      int max_samples, const ReferenceBoots& boots = {});
+                      int max_samples, int first_samples = 5, const ReferenceBoots& boots = {});
 
 }  // namespace kdrift

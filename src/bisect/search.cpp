@@ -58,16 +58,17 @@ double Search::judgement_alpha() const {
 }
 
 std::optional<Calibration> Search::calibration() const {
+  if (config_.declared) return std::nullopt;
   if (missing(bad_reference(), config_.reference_samples) > 0 ||
       missing(good_reference(), config_.reference_samples) > 0) {
     return std::nullopt;
   }
   return calibrate(good_reference(), bad_reference(), judgement_alpha(), config_.max_samples,
-                   {reference_boots(good_), reference_boots(bad_)});
+                   config_.first_samples, reference_boots());
 }
 
-std::vector<std::vector<double>> Search::reference_boots(std::size_t endpoint) const {
-  const CandidateState& state = states_[endpoint];
+std::vector<std::vector<double>> Search::batches(std::size_t candidate) const {
+  const CandidateState& state = states_[candidate];
   std::vector<std::vector<double>> boots;
   boots.reserve(state.batch_sizes.size());
   auto from = state.samples.begin();
@@ -76,6 +77,27 @@ std::vector<std::vector<double>> Search::reference_boots(std::size_t endpoint) c
     from += static_cast<std::ptrdiff_t>(size);
   }
   return boots;
+}
+
+double Search::drift() const {
+  if (config_.reference_boots < 2) return 0;
+  return boot_drift(reference_boots());
+}
+
+Judgement Search::judged(const std::vector<double>& samples,
+                         const std::vector<std::vector<double>>& boots) const {
+  Judgement out = judge(samples, good_reference(), bad_reference(), judgement_alpha());
+  const double boot_drift = drift();
+  if (boot_drift <= 0 || out.verdict == Verdict::kUnknown) return out;
+  const Judgement placed = place_boots(boots, reference_boots(), boot_drift, judgement_alpha());
+  if (placed.verdict == out.verdict) {
+    out.reason += "; its boots agree: " + placed.reason;
+  } else {
+    out.reason = std::string("its runs say ") + verdict_name(out.verdict) +
+                 " but boot drift hides its boots: " + placed.reason;
+    out.verdict = Verdict::kUnknown;
+  }
+  return out;
 }
 
 std::pair<std::size_t, std::size_t> Search::bounds() const {
@@ -149,8 +171,11 @@ Action Search::next() const {
     }
     const int more = std::min(config_.more_samples,
                               config_.max_samples - static_cast<int>(state.samples.size()));
-    return measure(*candidate, more, Action::Purpose::kBisect, false,
-                   "bisect: not yet told apart, more samples; " + left);
+    // With boot drift, more runs in the same boot cannot help: another boot can.
+    const bool fresh = drift() > 0;
+    return measure(*candidate, more, Action::Purpose::kBisect, fresh,
+                   std::string("bisect: not yet told apart, more samples") +
+                       (fresh ? " on a fresh boot" : "") + "; " + left);
   }
   const CandidateState& culprit = states_[high];
   if (!culprit.retested && culprit.crashes < config_.max_attempts) {
@@ -170,7 +195,7 @@ void Search::rejudge(std::size_t candidate) {
   CandidateState& state = states_[candidate];
   if (candidate == good_ || candidate == bad_) return;
   if (static_cast<int>(state.samples.size()) < config_.first_samples) return;
-  state.judgement = judge(state.samples, good_reference(), bad_reference(), judgement_alpha());
+  state.judgement = judged(state.samples, batches(candidate));
 }
 
 void Search::add_samples(std::size_t candidate, const std::vector<double>& values) {
@@ -194,13 +219,13 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
   state.retest_samples.insert(state.retest_samples.end(), values.begin(), values.end());
   if (static_cast<int>(state.retest_samples.size()) < config_.first_samples) return;
   state.retested = true;
-  const Judgement fresh =
-      judge(state.retest_samples, good_reference(), bad_reference(), judgement_alpha());
+  const Judgement fresh = judged(state.retest_samples, {state.retest_samples});
   state.retest_confirmed = fresh.verdict == Verdict::kBad;
   if (!state.retest_confirmed) {
     // The fresh boot disagrees or cannot tell: everything measured on it decides.
     state.samples.insert(state.samples.end(), state.retest_samples.begin(),
                          state.retest_samples.end());
+    state.batch_sizes.push_back(state.retest_samples.size());
     rejudge(candidate);
   }
 }

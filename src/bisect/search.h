@@ -88,21 +88,30 @@ class Search {
   std::optional<std::size_t> first_bad() const;
   std::vector<std::size_t> could_also_be() const;
 
+  // Once both endpoints have their reference samples (none for a declared search).
+  std::optional<Calibration> calibration() const;
+
   static bool skipped(const CandidateState& state, const SearchConfig& config);
   // The significance level of one judgement: alpha shared as SearchConfig says.
   double judgement_alpha() const;
 
  private:
-  // Once both endpoints have their reference samples.
-  std::optional<Calibration> calibration() const;
   // The newest good and the oldest bad after it, from every judgement so far.
   std::pair<std::size_t, std::size_t> bounds() const;
   std::optional<std::size_t> middle(std::size_t low, std::size_t high) const;
   Action next_declared() const;
   const std::vector<double>& good_reference() const { return states_[good_].samples; }
   const std::vector<double>& bad_reference() const { return states_[bad_].samples; }
-  // An endpoint's samples cut into its measurements: its reference boots.
-  std::vector<std::vector<double>> reference_boots(std::size_t endpoint) const;
+  // A candidate's samples cut into its measurements: an endpoint's reference boots, and a
+  // candidate's boots once boot drift makes every round a fresh boot.
+  std::vector<std::vector<double>> batches(std::size_t candidate) const;
+  ReferenceBoots reference_boots() const { return {batches(good_), batches(bad_)}; }
+  // The references' boot drift (judge.h), 0 with one reference boot a side.
+  double drift() const;
+  // In-boot samples against the references, and with boot drift the boots placed too: a verdict
+  // needs both.
+  Judgement judged(const std::vector<double>& samples,
+                   const std::vector<std::vector<double>>& boots) const;
   void rejudge(std::size_t candidate);
 
   std::vector<CandidateState> states_;

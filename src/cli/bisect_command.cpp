@@ -85,6 +85,9 @@ void print_outcome(const Json& report) {
 void print_report_text(const Json& report) {
   std::cout << "bisect " << report.value("id", "") << ": " << report.value("state", "") << " ("
             << report.value("good", "") << " good, " << report.value("bad", "") << " bad)\n";
+  if (report.contains("calibration")) {
+    std::cout << "calibration: " << report["calibration"].value("reason", "") << "\n";
+  }
   for (const Json& step : report.at("steps")) {
     std::cout << "  " << step.value("candidate", "") << ": " << step.value("verdict", "") << "\n";
   }

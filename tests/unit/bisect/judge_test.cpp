@@ -66,22 +66,43 @@ TEST(Calibrate, StepInsideTheNoiseIsRefused) {
   EXPECT_NE(calibration.reason.find("noise"), std::string::npos) << calibration.reason;
 }
 
-TEST(Calibrate, BootsOfOneEndpointThatDriftApartAreRefused) {
-  // A 10 % step, and the good endpoint's two boots 6 % apart: more than half the step (the
-  // medians of around() sit a little below its level).
+TEST(Calibrate, BootDriftThatHidesTheChangeIsRefused) {
+  // A 10 % step, and the good endpoint's two boots 6 % apart: six boots a candidate cannot
+  // place a boot that drifts like that at alpha.
   const ReferenceBoots drifting{{around(103, 15), around(97, 15)},
                                 {around(90, 15), around(90, 15)}};
-  const Calibration refused = calibrate(around(100, 30), around(90, 30), 1e-4, 30, drifting);
+  EXPECT_NEAR(boot_drift(drifting), 0.030, 0.002);
+  const Calibration refused = calibrate(around(100, 30), around(90, 30), 1e-4, 30, 5, drifting);
   EXPECT_FALSE(refused.resolvable);
-  EXPECT_NEAR(refused.boot_drift, 0.0600, 1e-3);  // ln(103 / 97)
-  EXPECT_NE(refused.reason.find("boot-to-boot drift 6.0 %"), std::string::npos) << refused.reason;
+  EXPECT_NE(refused.reason.find("boot-to-boot drift (SD of a boot's median) 3.0 %"),
+            std::string::npos)
+      << refused.reason;
+  EXPECT_NE(refused.reason.find("resolvable with 6 boots"), std::string::npos) << refused.reason;
   EXPECT_NE(refused.reason.find("(good boots 102.176 / 96.224, bad boots"), std::string::npos)
       << refused.reason;
 
   const ReferenceBoots steady{{around(101, 15), around(99, 15)}, {around(90, 15), around(91, 15)}};
-  const Calibration passed = calibrate(around(100, 30), around(90, 30), 1e-4, 30, steady);
+  const Calibration passed = calibrate(around(100, 30), around(90, 30), 1e-4, 30, 5, steady);
   EXPECT_TRUE(passed.resolvable) << passed.reason;
-  EXPECT_NE(passed.reason.find("boot-to-boot drift 2.0 %"), std::string::npos) << passed.reason;
+  EXPECT_LT(passed.boot_drift, 0.015);
+}
+
+TEST(PlaceBoots, BootsFarFromOneEndpointInDriftUnitsTakeTheOtherSide) {
+  const ReferenceBoots references{{around(100, 15), around(98, 15)},
+                                  {around(80, 15), around(82, 15)}};
+  const double drift = boot_drift(references);
+  ASSERT_GT(drift, 0);
+  EXPECT_EQ(place_boots({around(81, 5)}, references, drift, 0.01).verdict, Verdict::kBad);
+  EXPECT_EQ(place_boots({around(99, 5)}, references, drift, 0.01).verdict, Verdict::kGood);
+  // Boots that drift 4 % apart: one boot halfway excludes neither endpoint, whatever the runs
+  // inside it say.
+  const ReferenceBoots drifting{{around(104, 15), around(96, 15)},
+                                {around(84, 15), around(78, 15)}};
+  const Judgement between = place_boots({around(90, 5)}, drifting, boot_drift(drifting), 0.01);
+  EXPECT_EQ(between.verdict, Verdict::kUnknown);
+  EXPECT_NE(between.reason.find("1 boot(s)"), std::string::npos) << between.reason;
+  EXPECT_EQ(place_boots({}, references, drift, 0.01).verdict, Verdict::kUnknown);
+  EXPECT_EQ(boot_drift({{around(100, 15)}, {around(80, 15)}}), 0);  // one boot a side
 }
 
 TEST(Calibrate, EndpointsThatDoNotDifferAreRefused) {

@@ -30,8 +30,9 @@ TEST(Profile, EveryBuiltInProfileParsesWithUniqueJobNames) {
   std::set<std::string> names;
   for (const auto& profile : *profiles)
     names.insert(profile.name);
-  EXPECT_EQ(names, (std::set<std::string>{"blocksize-sweep", "lab", "lab-iopoll", "lab-quick",
-                                          "latency-qd1", "quick", "readahead", "ydb-randwrite"}));
+  EXPECT_EQ(names, (std::set<std::string>{"blocksize-sweep", "lab", "lab-bisect-metric",
+                                          "lab-iopoll", "lab-quick", "latency-qd1", "quick",
+                                          "readahead", "ydb-randwrite"}));
   for (const auto& profile : *profiles) {
     EXPECT_FALSE(profile.description.empty()) << profile.name;
     EXPECT_FALSE(profile.jobs().empty()) << profile.name;
