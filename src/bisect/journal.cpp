@@ -6,10 +6,14 @@
 
 #include <cerrno>
 
+#include "util/atomic_file.h"
 #include "util/text.h"
 
 namespace kdrift {
 namespace {
+
+// A bisect writes a few hundred events of well under a kilobyte; far beyond is not a journal.
+constexpr size_t kMaxJournalBytes = size_t{256} << 20;
 
 std::string directory_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -77,19 +81,9 @@ Status Journal::append(const Json& event) {
 }
 
 Result<JournalContents> read_journal(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return make_error(errno, "open journal " + path);
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return make_error(errno, "read journal " + path);
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
+  auto read = read_whole_file(path, kMaxJournalBytes);
+  if (!read) return make_error(read.error().code, "journal: " + read.error().context);
+  const std::string& text = *read;
   JournalContents contents;
   size_t start = 0;
   size_t line_number = 0;

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
@@ -17,6 +15,8 @@ namespace kdrift {
 namespace {
 
 constexpr std::string_view kRecordSchema = "kdrift.bisect-knobs.applied/1";
+// A record lists a knob and the scheduler's tunables: a few KB.
+constexpr size_t kMaxRecordBytes = size_t{1} << 20;
 
 // Files a scheduler switch resets besides the elevator's own tunables.
 constexpr std::string_view kResetByScheduler[] = {"nr_requests", "wbt_lat_usec"};
@@ -100,19 +100,27 @@ Status write_knob(const SysRoot& root, const std::string& path, const std::strin
   return ok_status();
 }
 
+namespace {
+
+// write_knob, then the value read back: a kernel may take a write and keep another value.
+Status set_knob(const SysRoot& root, const std::string& path, const std::string& value) {
+  if (auto written = write_knob(root, path, value); !written) return written.error();
+  auto now = read_knob(root, path);
+  if (!now) return now.error();
+  if (*now != value) {
+    return content_error(path + ": wrote " + quote_value(value) + ", reads back " +
+                         quote_value(*now));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
 Status restore_knobs(const SysRoot& root, const std::vector<KnobValue>& values) {
   for (const KnobValue& wanted : values) {
     auto now = read_knob(root, wanted.path);
     if (now && *now == wanted.value) continue;
-    if (auto written = write_knob(root, wanted.path, wanted.value); !written) {
-      return written.error();
-    }
-    now = read_knob(root, wanted.path);
-    if (!now) return now.error();
-    if (*now != wanted.value) {
-      return content_error(wanted.path + ": wrote " + quote_value(wanted.value) + ", reads back " +
-                           quote_value(*now));
-    }
+    if (auto set = set_knob(root, wanted.path, wanted.value); !set) return set.error();
   }
   return ok_status();
 }
@@ -167,15 +175,9 @@ Result<AppliedKnob> AppliedKnob::apply(const SysRoot& root, const std::string& r
     return recorded.error();
   }
   AppliedKnob held(root, record_path, std::move(*saved));
-  if (auto written = write_knob(root, knob.path, knob.bad); !written) {
+  if (auto set = set_knob(root, knob.path, knob.bad); !set) {
     if (auto restored = held.restore(); !restored) return restored.error();
-    return written.error();
-  }
-  auto now = read_knob(root, knob.path);
-  if (!now || *now != knob.bad) {
-    const std::string seen = now ? quote_value(*now) : now.error().describe();
-    if (auto restored = held.restore(); !restored) return restored.error();
-    return content_error(knob.path + ": wrote " + quote_value(knob.bad) + ", reads back " + seen);
+    return set.error();
   }
   return held;
 }
@@ -189,15 +191,12 @@ Status AppliedKnob::restore() {
 
 Result<std::vector<KnobValue>> restore_leftover(const SysRoot& root,
                                                 const std::string& record_path) {
-  if (::access(record_path.c_str(), F_OK) != 0) {
-    if (errno == ENOENT) return std::vector<KnobValue>{};
-    return make_error(errno, record_path);
+  auto text = read_whole_file(record_path, kMaxRecordBytes);
+  if (!text) {
+    if (text.error().code == ENOENT) return std::vector<KnobValue>{};
+    return text.error();
   }
-  std::ifstream file(record_path);
-  if (!file) return make_error(EIO, "open " + record_path);
-  std::stringstream text;
-  text << file.rdbuf();
-  auto values = parse_record(text.str(), record_path);
+  auto values = parse_record(*text, record_path);
   if (!values) return values.error();
   for (const KnobValue& value : *values) {
     if (!below_sys(value.path)) {

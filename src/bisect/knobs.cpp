@@ -60,12 +60,18 @@ void block_knobs(std::vector<RuntimeKnob>& knobs, const Json& good, const Json& 
   }
 }
 
-// Policies by number: a policy's cpus are the same on both sides when the machine is.
-std::optional<std::string> governor_of(const Json& snapshot, long long policy) {
+// cpu.cpufreq.policies, or an empty list when the snapshot has none.
+const Json& cpufreq_policies(const Json& snapshot) {
+  static const Json kNone = Json::array();
   const Json* cpu = object_member(snapshot, "cpu");
   const Json* cpufreq = cpu ? object_member(*cpu, "cpufreq") : nullptr;
   const Json* policies = cpufreq ? array_member(*cpufreq, "policies") : nullptr;
-  for (const Json& entry : policies ? *policies : Json::array()) {
+  return policies ? *policies : kNone;
+}
+
+// Policies by number: a policy's cpus are the same on both sides when the machine is.
+std::optional<std::string> governor_of(const Json& snapshot, long long policy) {
+  for (const Json& entry : cpufreq_policies(snapshot)) {
     const Json* number = member(entry, "policy");
     if (number != nullptr && number->is_number_integer() && number->get<long long>() == policy) {
       return written_form(member(entry, "scaling_governor"));
@@ -75,10 +81,7 @@ std::optional<std::string> governor_of(const Json& snapshot, long long policy) {
 }
 
 void governor_knobs(std::vector<RuntimeKnob>& knobs, const Json& good, const Json& bad) {
-  const Json* cpu = object_member(good, "cpu");
-  const Json* cpufreq = cpu ? object_member(*cpu, "cpufreq") : nullptr;
-  const Json* policies = cpufreq ? array_member(*cpufreq, "policies") : nullptr;
-  for (const Json& entry : policies ? *policies : Json::array()) {
+  for (const Json& entry : cpufreq_policies(good)) {
     const Json* number = member(entry, "policy");
     if (number == nullptr || !number->is_number_integer()) continue;
     const std::string id = std::to_string(number->get<long long>());

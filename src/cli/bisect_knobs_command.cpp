@@ -16,7 +16,7 @@
 #include "bisect/knobs.h"
 #include "cli/bisect_measure.h"
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/report_arguments.h"
 #include "diff/statistics.h"
 #include "probe/block_device.h"
 #include "report/text_table.h"
@@ -50,12 +50,6 @@ struct KnobRow {
   std::vector<double> values;
   std::optional<KnobEffect> effect;
 };
-
-Json load_snapshot(const std::string& path) {
-  auto snapshot = read_snapshot_text(read_input(path), path);
-  if (!snapshot) throw FatalError("bisect knobs: " + snapshot.error().describe());
-  return std::move(*snapshot);
-}
 
 // The whole disk whose queue serves the probe's target: a device node's own, or the one under
 // the filesystem holding a file or directory.
@@ -202,8 +196,8 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
   auto metric = parse_probe_metric(args.metric);
   if (!metric) throw FatalError("bisect knobs: " + metric.error().describe());
   // Input errors before anything is created or restored.
-  const Json good = load_snapshot(args.good);
-  const Json bad = load_snapshot(args.bad);
+  const Json good = read_snapshot_file(args.good);
+  const Json bad = read_snapshot_file(args.bad);
   const SysRoot root("/");
   const std::string record = state_dir + "/applied.json";
   Json report = {{"metric", args.metric},

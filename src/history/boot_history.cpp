@@ -1,6 +1,5 @@
 #include "history/boot_history.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +12,6 @@
 #include "snapshot/json_access.h"
 #include "util/atomic_file.h"
 #include "util/gzip.h"
-#include "util/unique_fd.h"
 
 namespace kdrift {
 namespace {
@@ -24,25 +22,10 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxBootFileBytes = size_t{64} << 20;
 constexpr size_t kBootIdChars = 8;
 
-Result<std::string> read_whole_file(const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return make_error(errno, path);
-  std::string content;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_error(errno, path);
-    if (n == 0) return content;
-    content.append(buffer, static_cast<size_t>(n));
-    if (content.size() > kMaxBootFileBytes) return make_error(EFBIG, path);
-  }
-}
-
 BootRecord read_boot(const std::string& path) {
   BootRecord record;
   record.path = path;
-  auto bytes = read_whole_file(path);
+  auto bytes = read_whole_file(path, kMaxBootFileBytes);
   if (!bytes) {
     record.error = bytes.error().describe();
     return record;

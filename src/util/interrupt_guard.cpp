@@ -3,7 +3,7 @@
 namespace kdrift {
 namespace {
 
-constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr int kSignals[InterruptGuard::kGuardedSignals] = {SIGINT, SIGTERM, SIGHUP};
 
 volatile std::sig_atomic_t received_signal = 0;
 
@@ -19,12 +19,12 @@ InterruptGuard::InterruptGuard() {
   action.sa_handler = note_signal;
   action.sa_flags = SA_RESTART;
   (void)sigemptyset(&action.sa_mask);
-  for (int i = 0; i < 3; ++i)
+  for (std::size_t i = 0; i < kGuardedSignals; ++i)
     (void)sigaction(kSignals[i], &action, &previous_[i]);
 }
 
 InterruptGuard::~InterruptGuard() {
-  for (int i = 0; i < 3; ++i)
+  for (std::size_t i = 0; i < kGuardedSignals; ++i)
     (void)sigaction(kSignals[i], &previous_[i], nullptr);
 }
 

@@ -5,11 +5,14 @@
 // things back and stop. SA_RESTART keeps interrupted system calls (a probe's waits) going.
 
 #include <csignal>
+#include <cstddef>
 
 namespace kdrift {
 
 class InterruptGuard {
  public:
+  static constexpr std::size_t kGuardedSignals = 3;  // SIGINT, SIGTERM, SIGHUP
+
   InterruptGuard();
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
@@ -19,7 +22,7 @@ class InterruptGuard {
   static int received();
 
  private:
-  struct sigaction previous_[3] = {};
+  struct sigaction previous_[kGuardedSignals] = {};
 };
 
 }  // namespace kdrift

@@ -1,15 +1,15 @@
 #include "util/systemd_unit.h"
 
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <filesystem>
 
 #include "util/atomic_file.h"
+#include "util/process.h"
 #include "util/sysroot.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -52,19 +52,13 @@ bool systemd_is_running() {
 
 Status reload_systemd() {
   if (!systemd_is_running()) return ok_status();
-  char program[] = "systemctl";
-  char verb[] = "daemon-reload";
-  char* argv[] = {program, verb, nullptr};
-  pid_t child = 0;
-  if (const int failed = ::posix_spawnp(&child, program, nullptr, nullptr, argv, environ)) {
-    return make_error(failed, "run systemctl daemon-reload");
-  }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) return make_error(errno, "wait for systemctl daemon-reload");
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return content_error("systemctl daemon-reload failed");
+  ProcessOptions options;
+  options.capture_output = true;
+  auto ran = run_process({"systemctl", "daemon-reload"}, options);
+  if (!ran) return ran.error();
+  if (ran->exit_status != 0) {
+    return content_error("systemctl daemon-reload failed (exit " +
+                         std::to_string(ran->exit_status) + "): " + std::string(trim(ran->output)));
   }
   return ok_status();
 }
