@@ -52,17 +52,20 @@ for name in sorted(per_run[0]):
     logs = [math.log(statistics.median(s)) for s in samples]
     cvs = [statistics.stdev(s) / statistics.mean(s) for s in samples]
     print(f"{name:34} {statistics.stdev(logs):22.3f} {statistics.mean(cvs):19.3f}")
-called = stopped = total = 0
+changes = ("regression", "improvement")
+called = latency_only = stopped = total = 0
 for path in glob.glob(f"{work}/pair-*.report"):
     with open(path) as f:
         for job in json.load(f)["probe"]["jobs"]:
             if "iops_verdict" not in job:
                 continue
             total += 1
-            called += job["verdict"] in ("regression", "improvement")
+            called += job["verdict"] in changes
+            latency_only += job["verdict"] in changes and job["iops_verdict"] not in changes
             stopped += "reason" in job and "re-run" in job["reason"]
 print(f"\n{total} job comparisons between runs of the same scenario: kdrift diff called "
-      f"{called} a change in IOPS or a latency percentile ({100 * called / total:.1f} %); in "
-      f"{stopped} more ({100 * stopped / total:.1f} %) the IOPS were significant inside the runs "
-      f"but within the run-to-run allowance, and so not called")
+      f"{called} a change in IOPS or a latency percentile ({100 * called / total:.1f} %), "
+      f"{latency_only} of them on latency alone; in {stopped} more ({100 * stopped / total:.1f} %) "
+      f"the IOPS were significant inside the runs but within the run-to-run allowance, and so "
+      f"not called")
 EOF
