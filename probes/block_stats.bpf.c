@@ -24,6 +24,8 @@ const volatile bool pair_bios = false;
 struct request_start {
   __u64 inserted_ns;
   __u64 issued_ns;
+  /* Requeued since its last issue: the next issue is the same I/O again, not a new one. */
+  __u64 requeued;
 };
 
 struct {
@@ -194,12 +196,17 @@ static __always_inline int on_issue(struct request* rq) {
   __u64 key = (__u64)rq;
   struct request_start* start = bpf_map_lookup_elem(&request_starts, &key);
   if (start) {
-    /* A requeued request is issued again: it is already counted in flight. */
+    /* A requeued request is issued again: it is already counted in flight. Issued again
+     * without a requeue, its previous completion never reached rq_complete; the in-flight
+     * count taken then stands for this issue. */
     if (start->issued_ns == 0) {
       count_depth(c, __sync_fetch_and_add(&in_flight, 1));
+    } else if (!start->requeued) {
+      c->lost_completions++;
     }
     record_latency(KDRIFT_LAT_QUEUE, start->inserted_ns, now);
     start->issued_ns = now;
+    start->requeued = 0;
   } else {
     /* Issued straight to the driver, without passing the scheduler. */
     struct request_start fresh = {.issued_ns = now};
@@ -216,6 +223,9 @@ static __always_inline int on_requeue(struct request* rq) {
   if (!disk_targeted(request_disk(rq))) return 0;
   struct kdrift_block_counts* c = my_counts();
   if (c) c->requeued++;
+  __u64 key = (__u64)rq;
+  struct request_start* start = bpf_map_lookup_elem(&request_starts, &key);
+  if (start) start->requeued = 1;
   return 0;
 }
 

@@ -52,6 +52,9 @@ struct kdrift_block_counts {
   unsigned long long errors;
   /* Completions of requests issued before tracing started: no issue time to pair with. */
   unsigned long long unmatched_completions;
+  /* Requests issued again, not requeued, before any completion of theirs reached the program:
+   * completions the kernel counted that the programs never saw. */
+  unsigned long long lost_completions;
   /* Start times that did not fit the tables (their latencies are missing, counts are not). */
   unsigned long long dropped_request_starts;
   unsigned long long dropped_bio_starts;

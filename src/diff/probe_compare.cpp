@@ -155,7 +155,8 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
     const auto seconds_b = latency_samples(stats_b, key);
     if (enough_samples(seconds_a.size(), seconds_b.size(), alpha)) {
       Json test = ratio_test(seconds_a, seconds_b, alpha, false, latency_allowance_floor);
-      for (const char* field : {"ci95", "p_value", "noise_allowance", "verdict"}) {
+      for (const char* field :
+           {"ci95", "p_value", "noise_allowance", "verdict", "within_run_to_run_noise"}) {
         if (test.contains(field)) entry[field] = test[field];
       }
       // The verdict is about the per-second medians, which can differ from the whole run's.

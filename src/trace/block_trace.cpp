@@ -190,6 +190,7 @@ Json BlockTrace::detach() {
     }
     block["depth_at_issue"] = std::move(depth);
     block["unmatched_completions"] = counts.unmatched_completions;
+    block["lost_completions"] = counts.lost_completions;
     block["in_flight_at_end"] = state.object.skeleton().bss->in_flight;
     block["dropped_request_starts"] = counts.dropped_request_starts;
     block["dropped_bio_starts"] = counts.dropped_bio_starts;

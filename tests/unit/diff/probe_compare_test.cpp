@@ -119,6 +119,7 @@ TEST(ProbeCompare, LatencyMovesWithinTheIopsRunToRunNoiseIsNoVerdict) {
   EXPECT_LT(p50["p_value"].get<double>(), 0.01);
   EXPECT_EQ(p50["noise_allowance"], result["iops_noise_allowance"]);
   EXPECT_EQ(p50["verdict"], "no-significant-change");
+  EXPECT_EQ(p50["within_run_to_run_noise"], true);
   EXPECT_EQ(result["verdict"], "no-significant-change");
 }
 
