@@ -79,9 +79,9 @@ std::vector<std::vector<double>> Search::batches(std::size_t candidate) const {
   return boots;
 }
 
-double Search::drift() const {
-  if (config_.reference_boots < 2) return 0;
-  return boot_drift(reference_boots());
+ReferenceBoots Search::reference_boots() const {
+  if (config_.reference_boots < 2) return {};
+  return {batches(good_), batches(bad_)};
 }
 
 Judgement Search::judged(const std::vector<double>& samples,

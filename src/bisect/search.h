@@ -105,9 +105,11 @@ class Search {
   // A candidate's samples cut into its measurements: an endpoint's reference boots, and a
   // candidate's boots once boot drift makes every round a fresh boot.
   std::vector<std::vector<double>> batches(std::size_t candidate) const;
-  ReferenceBoots reference_boots() const { return {batches(good_), batches(bad_)}; }
+  // The endpoints' reference boots; none when the references were meant for one boot a side,
+  // however many measurements they took.
+  ReferenceBoots reference_boots() const;
   // The references' boot drift (judge.h), 0 with one reference boot a side.
-  double drift() const;
+  double drift() const { return boot_drift(reference_boots()); }
   // In-boot samples against the references, and with boot drift the boots placed too: a verdict
   // needs both.
   Judgement judged(const std::vector<double>& samples,

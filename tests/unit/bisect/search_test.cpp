@@ -16,11 +16,23 @@ DriveResult drive(Search& search, const std::function<double(std::size_t, int)>&
       search, [&](std::size_t candidate) { return !crashing.contains(candidate); }, sample);
 }
 
-// A step at culprit with a small deterministic wobble (1 %), so the tests' outcomes are exact.
+// The tests' noise: a small deterministic wobble (1 %) around a level, so outcomes are exact.
+double wobbled(double level, int i) {
+  return level * (1 + 0.002 * ((i % 11) - 5));
+}
+
+std::vector<double> samples_at(double level, int count) {
+  std::vector<double> values;
+  values.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i)
+    values.push_back(wobbled(level, i));
+  return values;
+}
+
+// A step at culprit.
 std::function<double(std::size_t, int)> step_at(std::size_t culprit, double drop) {
   return [culprit, drop](std::size_t candidate, int i) {
-    const double level = candidate >= culprit ? 100 * (1 - drop) : 100;
-    return level * (1 + 0.002 * ((i % 11) - 5));
+    return wobbled(candidate >= culprit ? 100 * (1 - drop) : 100, i);
   };
 }
 
@@ -73,16 +85,10 @@ TEST(Search, BootToBootDriftAsLargeAsTheChangeIsRefused) {
   SearchConfig config;
   config.reference_boots = 2;
   Search search(10, 0, 9, config);
-  auto wobble = [](double level) {
-    std::vector<double> values;
-    for (int i = 0; i < 15; ++i)
-      values.push_back(level * (1 + 0.002 * ((i % 11) - 5)));
-    return values;
-  };
-  search.add_samples(9, wobble(90));
-  search.add_samples(0, wobble(100));
-  search.add_samples(9, wobble(80));
-  search.add_samples(0, wobble(100));
+  search.add_samples(9, samples_at(90, 15));
+  search.add_samples(0, samples_at(100, 15));
+  search.add_samples(9, samples_at(80, 15));
+  search.add_samples(0, samples_at(100, 15));
   const Action action = search.next();
   ASSERT_EQ(action.kind, Action::Kind::kRefused) << action.why;
   EXPECT_NE(action.why.find("boot-to-boot drift (SD of a boot's median) 5.9 %"), std::string::npos)
@@ -94,23 +100,17 @@ TEST(Search, WithBootDriftACandidatesBootsArePlacedAndMoreRoundsAreFreshBoots) {
   SearchConfig config;
   config.reference_boots = 2;
   Search search(10, 0, 9, config);
-  auto at = [](double level, int count) {
-    std::vector<double> values;
-    for (int i = 0; i < count; ++i)
-      values.push_back(level * (1 + 0.002 * ((i % 11) - 5)));
-    return values;
-  };
   // Each endpoint's two boots 7.5 % apart (drift 5.3 %) around levels 20 % apart: six boots of
   // a candidate can place it, one cannot.
-  search.add_samples(9, at(83, 15));
-  search.add_samples(0, at(103.8, 15));
-  search.add_samples(9, at(77, 15));
-  search.add_samples(0, at(96.3, 15));
+  search.add_samples(9, samples_at(83, 15));
+  search.add_samples(0, samples_at(103.8, 15));
+  search.add_samples(9, samples_at(77, 15));
+  search.add_samples(0, samples_at(96.3, 15));
   Action action = search.next();
   ASSERT_EQ(action.purpose, Action::Purpose::kBisect) << action.why;
   const std::size_t candidate = action.candidate;
   // A boot at the bad level: its runs say bad, but it is 3.5 drift SEs from good, not 3.7.
-  search.add_samples(candidate, at(80, 5));
+  search.add_samples(candidate, samples_at(80, 5));
   const Judgement& first = *search.state(candidate).judgement;
   EXPECT_EQ(first.verdict, Verdict::kUnknown) << first.reason;
   EXPECT_NE(first.reason.find("boot drift hides its boots"), std::string::npos) << first.reason;
@@ -119,9 +119,21 @@ TEST(Search, WithBootDriftACandidatesBootsArePlacedAndMoreRoundsAreFreshBoots) {
   EXPECT_TRUE(action.fresh_boot) << action.why;
   EXPECT_NE(action.why.find("on a fresh boot"), std::string::npos) << action.why;
   // A second boot at the bad level places it (4.2 SEs).
-  search.add_samples(candidate, at(80, 5));
+  search.add_samples(candidate, samples_at(80, 5));
   EXPECT_EQ(search.state(candidate).judgement->verdict, Verdict::kBad)
       << search.state(candidate).judgement->reason;
+}
+
+TEST(Search, OneReferenceBootASideSeesNoBootDriftHoweverTheReferencesArrived) {
+  // A step killed halfway resumes in the same boot: two measurements, still one boot.
+  Search search(10, 0, 9);
+  search.add_samples(9, std::vector<double>(15, 90.0));
+  search.add_samples(9, std::vector<double>(15, 80.0));
+  search.add_samples(0, std::vector<double>(15, 100.0));
+  search.add_samples(0, std::vector<double>(15, 104.0));
+  const auto calibration = search.calibration();
+  ASSERT_TRUE(calibration.has_value());
+  EXPECT_EQ(calibration->boot_drift, 0) << calibration->reason;
 }
 
 TEST(Search, ACandidateThatNeverBootsIsSkippedAndNamedAsPossible) {
@@ -163,6 +175,7 @@ TEST(Search, SameRecordsGiveTheSameNextStep) {
     EXPECT_EQ(a.candidate, b.candidate);
     EXPECT_EQ(a.samples, b.samples);
     std::vector<double> values;
+    values.reserve(static_cast<std::size_t>(a.samples));
     for (int i = 0; i < a.samples; ++i)
       values.push_back(sample(a.candidate, i));
     first.add_samples(a.candidate, values);
