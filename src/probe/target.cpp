@@ -114,9 +114,9 @@ Status Target::open_named(int handle, const struct stat& named, bool allow_write
   if (!fd_) {
     if (errno == EBUSY && block && allow_write) {
       return make_error(EBUSY, path_ + ": refused for writes: the kernel will not let kdrift " +
-                                   "claim the device (O_EXCL): it is mounted, in use as swap or " +
-                                   "held by device-mapper, md or bcache; without --allow-write " +
-                                   "it is only read");
+                                   "claim the device (O_EXCL): it is mounted, in use as swap, " +
+                                   "held by device-mapper, md or bcache, or open exclusively by " +
+                                   "another program; without --allow-write it is only read");
     }
     if (errno == EINVAL) return make_error(EINVAL, path_ + ": O_DIRECT is not supported here");
     return make_error(errno, path_);
