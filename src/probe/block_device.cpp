@@ -1,6 +1,7 @@
 #include "probe/block_device.h"
 
 #include <blkid/blkid.h>
+#include <fcntl.h>
 #include <sys/sysmacros.h>
 
 #include <array>
@@ -15,21 +16,35 @@ std::string device_number(unsigned major, unsigned minor) {
   return std::to_string(major) + ":" + std::to_string(minor);
 }
 
-// The device and its partitions, as "major:minor" -> name.
-std::vector<std::pair<std::string, std::string>> device_and_partitions(
-    const SysRoot& root, const BlockDeviceRef& device) {
-  std::vector<std::pair<std::string, std::string>> out = {
-      {device_number(device.major, device.minor), device.name}};
-  if (device.partition) return out;
-  auto entries = root.list_entries(device.sysfs);
-  if (!entries) return out;
-  for (const auto& entry : *entries) {
-    if (entry.kind != EntryKind::kDirectory) continue;
-    const std::string directory = device.sysfs + "/" + entry.name;
-    if (!root.exists(directory + "/partition")) continue;
-    if (auto number = root.read_value(directory + "/dev")) out.emplace_back(*number, entry.name);
+using ProbeHandle =
+    std::unique_ptr<std::remove_pointer_t<blkid_probe>, decltype(&blkid_free_probe)>;
+
+// The superblock and partition table probe on the caller's descriptor: libblkid never looks the
+// device up by name, so it reads what the probe will write.
+Result<std::optional<std::string>> probe_open_device(int fd, const std::string& name) {
+  ProbeHandle probe(blkid_new_probe(), &blkid_free_probe);
+  if (!probe) return make_error(ENOMEM, "libblkid probe of " + name);
+  if (blkid_probe_set_device(probe.get(), fd, 0, 0) != 0) {
+    return make_error(errno != 0 ? errno : EIO, "libblkid cannot use " + name);
   }
-  return out;
+  blkid_probe_enable_superblocks(probe.get(), 1);
+  blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
+  blkid_probe_enable_partitions(probe.get(), 1);
+  blkid_probe_set_partitions_flags(probe.get(), BLKID_PARTS_ENTRY_DETAILS);
+  const int found = blkid_do_safeprobe(probe.get());
+  if (found == 1) return std::optional<std::string>();
+  if (found == -2) {
+    return std::optional<std::string>("more than one signature (ambiguous probe)");
+  }
+  if (found < 0) return make_error(errno != 0 ? errno : EIO, "libblkid probe of " + name);
+  const char* value = nullptr;
+  for (const char* tag : {"TYPE", "PTTYPE"}) {
+    if (blkid_probe_lookup_value(probe.get(), tag, &value, nullptr) == 0) {
+      const std::string kind = std::string(tag) == "PTTYPE" ? " partition table" : " signature";
+      return std::optional<std::string>("a " + std::string(value) + kind);
+    }
+  }
+  return std::optional<std::string>("an unnamed signature");
 }
 
 }  // namespace
@@ -57,37 +72,44 @@ Result<BlockDeviceRef> find_block_device(const SysRoot& root, dev_t device) {
   return ref;
 }
 
-std::vector<std::string> write_refusals(const SysRoot& root, const BlockDeviceRef& device,
-                                        const Result<std::optional<std::string>>& signature) {
+TargetIdentity device_and_partitions(const SysRoot& root, const BlockDeviceRef& device) {
+  TargetIdentity out;
+  const auto member = [](dev_t number) {
+    FileIdentity identity;
+    identity.block = true;
+    identity.rdev = number;
+    return identity;
+  };
+  out.members.emplace_back(member(makedev(device.major, device.minor)), device.name);
+  if (device.partition) return out;
+  auto entries = root.list_entries(device.sysfs);
+  if (!entries) return out;
+  for (const auto& entry : *entries) {
+    if (entry.kind != EntryKind::kDirectory) continue;
+    const std::string directory = device.sysfs + "/" + entry.name;
+    if (!root.exists(directory + "/partition")) continue;
+    auto number = root.read_value(directory + "/dev");
+    auto parsed = number ? parse_device_number(*number) : std::nullopt;
+    if (parsed) out.members.emplace_back(member(*parsed), entry.name);
+  }
+  return out;
+}
+
+std::vector<std::string> write_refusals(const SysRoot& root, const TargetIdentity& device,
+                                        const Result<std::optional<std::string>>& signature,
+                                        const DeviceUsers& users) {
   std::vector<std::string> reasons;
   if (!signature) {
     reasons.push_back("cannot tell whether it holds data: " + signature.error().describe());
   } else if (*signature) {
     reasons.push_back("libblkid finds " + **signature + " on it");
   }
-  const auto members = device_and_partitions(root, device);
-  if (auto mounts = root.read("/proc/self/mountinfo")) {
-    for (const auto& line : split_lines(*mounts)) {
-      const auto fields = split_whitespace(line);
-      if (fields.size() < 5) continue;
-      for (const auto& [number, name] : members) {
-        if (fields[2] == number) reasons.push_back(name + " is mounted on " + fields[4]);
-      }
-    }
-  } else {
-    reasons.push_back("cannot read the mount table: " + mounts.error().describe());
-  }
-  if (auto swaps = root.read("/proc/swaps")) {
-    for (const auto& line : split_lines(*swaps)) {
-      const auto fields = split_whitespace(line);
-      if (fields.empty()) continue;
-      for (const auto& [number, name] : members) {
-        if (fields[0] == "/dev/" + name) reasons.push_back(name + " is in use as swap");
-      }
-    }
-  }
-  for (const auto& [number, name] : members) {
-    const std::string holders_dir = "/sys/dev/block/" + number + "/holders";
+  reasons.insert(reasons.end(), users.unknown.begin(), users.unknown.end());
+  for (auto& reason : mounts_and_swaps(device, users))
+    reasons.push_back(std::move(reason));
+  for (const auto& [member, name] : device.members) {
+    const std::string holders_dir =
+        "/sys/dev/block/" + device_number(major(member.rdev), minor(member.rdev)) + "/holders";
     auto holders = root.list(holders_dir);
     if (!holders) {
       if (holders.error().code != ENOENT) {
@@ -102,28 +124,14 @@ std::vector<std::string> write_refusals(const SysRoot& root, const BlockDeviceRe
   return reasons;
 }
 
-Result<std::optional<std::string>> probe_signature(const std::string& device_node) {
-  std::unique_ptr<std::remove_pointer_t<blkid_probe>, decltype(&blkid_free_probe)> probe(
-      blkid_new_probe_from_filename(device_node.c_str()), &blkid_free_probe);
-  if (!probe) return make_error(errno != 0 ? errno : EIO, "libblkid cannot open " + device_node);
-  blkid_probe_enable_superblocks(probe.get(), 1);
-  blkid_probe_set_superblocks_flags(probe.get(), BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE);
-  blkid_probe_enable_partitions(probe.get(), 1);
-  blkid_probe_set_partitions_flags(probe.get(), BLKID_PARTS_ENTRY_DETAILS);
-  const int found = blkid_do_safeprobe(probe.get());
-  if (found == 1) return std::optional<std::string>();
-  if (found == -2) {
-    return std::optional<std::string>("more than one signature (ambiguous probe)");
+Result<std::optional<std::string>> probe_signature(int fd, const std::string& name) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_DIRECT) != 0) {
+    return make_error(errno, name + ": clearing O_DIRECT for libblkid");
   }
-  if (found < 0) return make_error(errno != 0 ? errno : EIO, "libblkid probe of " + device_node);
-  const char* value = nullptr;
-  for (const char* tag : {"TYPE", "PTTYPE"}) {
-    if (blkid_probe_lookup_value(probe.get(), tag, &value, nullptr) == 0) {
-      const std::string kind = std::string(tag) == "PTTYPE" ? " partition table" : " signature";
-      return std::optional<std::string>("a " + std::string(value) + kind);
-    }
-  }
-  return std::optional<std::string>("an unnamed signature");
+  auto found = probe_open_device(fd, name);
+  if (::fcntl(fd, F_SETFL, flags) != 0) return make_error(errno, name + ": restoring O_DIRECT");
+  return found;
 }
 
 std::optional<int> device_numa_node(const SysRoot& root, const BlockDeviceRef& device) {
@@ -149,14 +157,10 @@ Result<TracedDisk> traced_disk(const SysRoot& root, const BlockDeviceRef& device
   const std::string path = "/sys/block/" + device.disk + "/dev";
   auto numbers = root.read_value(path);
   if (!numbers) return numbers.error();
-  const auto parts = split(*numbers, ':');
-  const auto major = parts.size() == 2 ? parse_uint(parts[0]) : std::nullopt;
-  const auto minor = parts.size() == 2 ? parse_uint(parts[1]) : std::nullopt;
-  if (!major || !minor) {
-    return content_error(path + ": " + quote_value(*numbers) + " is not MAJOR:MINOR");
-  }
-  disk.major = static_cast<unsigned>(*major);
-  disk.minor = static_cast<unsigned>(*minor);
+  const auto number = parse_device_number(*numbers);
+  if (!number) return content_error(path + ": " + quote_value(*numbers) + " is not MAJOR:MINOR");
+  disk.major = major(*number);
+  disk.minor = minor(*number);
   return disk;
 }
 

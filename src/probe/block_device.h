@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "probe/device_users.h"
 #include "trace/block_trace.h"
 #include "util/result.h"
 #include "util/sysroot.h"
@@ -26,14 +27,20 @@ struct BlockDeviceRef {
 // tmpfs: major 0), which have no block device of their own.
 Result<BlockDeviceRef> find_block_device(const SysRoot& root, dev_t device);
 
-// Every reason writing to the whole device would destroy data or disturb a user of it; empty
-// when it is safe. signature_probe names the filesystem, partition table or swap signature
-// libblkid finds on the device node (nullopt: none), or fails when it cannot tell.
-std::vector<std::string> write_refusals(const SysRoot& root, const BlockDeviceRef& device,
-                                        const Result<std::optional<std::string>>& signature);
+// The device and, for a whole disk, each of its partitions: what the checks compare by number.
+TargetIdentity device_and_partitions(const SysRoot& root, const BlockDeviceRef& device);
 
-// libblkid's safe probe of superblocks (filesystems, swap, RAID members) and partition tables.
-Result<std::optional<std::string>> probe_signature(const std::string& device_node);
+// Every reason writing to the whole device would destroy data or disturb a user of it; empty
+// when it is safe. signature names the filesystem, partition table or swap signature libblkid
+// finds on the device (nullopt: none), or fails when it cannot tell.
+std::vector<std::string> write_refusals(const SysRoot& root, const TargetIdentity& device,
+                                        const Result<std::optional<std::string>>& signature,
+                                        const DeviceUsers& users);
+
+// libblkid's safe probe of superblocks (filesystems, swap, RAID members) and partition tables,
+// read through the open descriptor fd (name is for messages). O_DIRECT is off for the probe's
+// unaligned reads and restored after.
+Result<std::optional<std::string>> probe_signature(int fd, const std::string& name);
 
 // The whole disk under the device, as the block trace filters on it (a partition is traced
 // with its disk), and whether it is blk-mq (has requests) or bio-based.

@@ -2,8 +2,10 @@
 // What the probe reads and writes, opened so that nothing is lost: a file the probe creates (in
 // a directory target) and that no longer has a name once opened; a user's file or a raw block
 // device, read-only unless --allow-write, and a device refused for writes whenever it may hold
-// data or be in use.
+// data or be in use. The path is looked up once: every check is made on the descriptor the probe
+// then uses, so re-pointing a symlink meanwhile changes nothing.
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "probe/block_device.h"
+#include "probe/device_users.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
 #include "util/sysroot.h"
@@ -29,7 +32,9 @@ struct TargetOptions {
 class Target {
  public:
   // Directory: creates, preallocates and fills a temporary file there. Refusals (writes to a
-  // device in use, not enough space) leave everything untouched.
+  // device in use, not enough space) leave everything untouched. With --allow-write, a device
+  // the kernel will not let kdrift claim (mounted, swap, held) and a file or device that backs a
+  // loop device are errors; other reasons (a signature, a read-only device) only refuse writes.
   static Result<Target> open(const std::string& path, const TargetOptions& options,
                              const SysRoot& root);
 
@@ -52,7 +57,10 @@ class Target {
 
  private:
   Target() = default;
-  Status open_temporary_file(const std::string& directory, uint64_t size);
+  Status open_temporary_file(int directory, uint64_t size);
+  Status open_named(int handle, const struct stat& named, bool allow_write);
+  Status check_writes(const SysRoot& root, const struct stat& st, bool allow_write);
+  TargetIdentity check_block_device(const SysRoot& root, const DeviceUsers& users);
   void find_device(const SysRoot& root, dev_t device);
 
   UniqueFd fd_;

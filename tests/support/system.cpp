@@ -90,8 +90,10 @@ ZramDevice::~ZramDevice() {
   ADD_FAILURE() << "could not remove " << path_;
 }
 
-std::optional<LoopDevice> LoopDevice::create(const std::string& backing_file, std::string* reason) {
-  const auto run = run_command("losetup --find --show --direct-io=on " + backing_file);
+std::optional<LoopDevice> LoopDevice::create(const std::string& backing_file, std::string* reason,
+                                             bool read_only) {
+  const auto run = run_command("losetup --find --show --direct-io=on " +
+                               std::string(read_only ? "--read-only " : "") + backing_file);
   if (run.status != 0) {
     *reason = "losetup failed: " + first_line(run.out);
     return std::nullopt;
@@ -131,6 +133,12 @@ ScopedSysctl::ScopedSysctl(std::string path, const std::string& value) : path_(s
 
 ScopedSysctl::~ScopedSysctl() {
   if (ok_) write_file(path_, saved_);
+}
+
+bool make_ext4_image(const std::string& path, const std::string& size, std::string* reason) {
+  const auto made = run_command("truncate -s " + size + " " + path + " && mkfs.ext4 -q -F " + path);
+  if (made.status != 0) *reason = "mkfs.ext4 failed: " + made.out;
+  return made.status == 0;
 }
 
 std::string sha256_of(const std::string& path) {

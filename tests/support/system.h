@@ -40,7 +40,9 @@ class ZramDevice {
 // A loop device over a sparse file in a temporary directory, detached on destruction.
 class LoopDevice {
  public:
-  static std::optional<LoopDevice> create(const std::string& backing_file, std::string* reason);
+  // read_only: losetup --read-only, a device the kernel refuses writes to (BLKROGET says 1).
+  static std::optional<LoopDevice> create(const std::string& backing_file, std::string* reason,
+                                          bool read_only = false);
   // Over a new sparse file of that size ("256M") in directory.
   static std::optional<LoopDevice> create_sparse(const std::string& directory,
                                                  const std::string& size, std::string* reason);
@@ -71,6 +73,9 @@ class ScopedSysctl {
   std::string saved_;
   bool ok_ = false;
 };
+
+// A new file of size ("64M") holding an empty ext4 filesystem; false with reason set otherwise.
+bool make_ext4_image(const std::string& path, const std::string& size, std::string* reason);
 
 // sha256 of a whole file or device, through sha256sum.
 std::string sha256_of(const std::string& path);

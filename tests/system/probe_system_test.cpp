@@ -23,11 +23,7 @@ using testing::ZramDevice;
 // A loop device over a fresh 64 MiB ext4 image in dir.
 std::optional<LoopDevice> ext4_loop_device(const testing::TempDir& dir, std::string* reason) {
   const std::string backing = dir.path() + "/ext4.img";
-  const auto made = run_command("truncate -s 64M " + backing + " && mkfs.ext4 -q -F " + backing);
-  if (made.status != 0) {
-    *reason = "mkfs.ext4 failed: " + made.out;
-    return std::nullopt;
-  }
+  if (!testing::make_ext4_image(backing, "64M", reason)) return std::nullopt;
   return LoopDevice::create(backing, reason);
 }
 
@@ -161,10 +157,19 @@ TEST(ProbeSystem, MountedDeviceIsRefusedForWrites) {
   if (run_command("mount " + loop->path() + " " + mountpoint).status != 0) {
     GTEST_SKIP() << "cannot mount ext4 here";
   }
-  const Json probe = probe_json("--target " + loop->path() +
-                                " --allow-write --engine psync --rw randwrite --runtime 100ms "
-                                "--ramp 0s");
+  const std::string job = " --engine psync --rw randwrite --runtime 100ms --ramp 0s";
+  // With --allow-write the kernel refuses the exclusive claim (EBUSY), and so does kdrift.
+  const auto refused =
+      run_kdrift("probe --format json --target " + loop->path() + " --allow-write" + job);
+  // Without it the device is only read, and the description says why writes are refused.
+  const Json probe = probe_json("--target " + loop->path() + job);
   run_command("umount " + mountpoint);
+  EXPECT_EQ(refused.status, 2) << refused.out;
+  EXPECT_NE(refused.out.find(loop->path() + ": refused for writes: the kernel will not let kdrift "
+                                            "claim the device (O_EXCL): it is mounted"),
+            std::string::npos)
+      << refused.out;
+  EXPECT_NE(refused.out.find("Device or resource busy"), std::string::npos) << refused.out;
   std::string reasons;
   for (const auto& refusal : probe["target"]["write_refusals"])
     reasons += refusal.get<std::string>();

@@ -48,15 +48,43 @@ TEST(BlockDevice, FindsDiskAndPartition) {
   EXPECT_NE(anonymous.error().describe().find("anonymous"), std::string::npos);
 }
 
+// The uses read from the tree's /proc files, as read_device_users parses them (swap areas and
+// loop devices need the live kernel to identify and are given by the tests themselves).
+DeviceUsers users_in(const SysRoot& root) {
+  DeviceUsers users;
+  if (auto mounts = root.read("/proc/self/mountinfo")) {
+    users.mounts = parse_mountinfo(*mounts);
+  } else {
+    users.unknown.push_back("cannot read the mount table: " + mounts.error().describe());
+  }
+  return users;
+}
+
+FileIdentity block(unsigned major, unsigned minor) {
+  FileIdentity identity;
+  identity.block = true;
+  identity.rdev = makedev(major, minor);
+  return identity;
+}
+
+std::string joined(const std::vector<std::string>& reasons) {
+  std::string all;
+  for (const auto& reason : reasons)
+    all += reason + "\n";
+  return all;
+}
+
 TEST(BlockDevice, UnusedDeviceMayBeWritten) {
   TempDir tree;
   add_disk(tree, "zram5", "252:5");
   tree.write("proc/self/mountinfo", "22 1 254:1 / / rw - ext4 /dev/vda1 rw\n");
-  tree.write("proc/swaps", "Filename Type Size Used Priority\n");
   SysRoot root(tree.path());
   auto device = find_block_device(root, makedev(252, 5));
   ASSERT_TRUE(device.ok());
-  EXPECT_TRUE(write_refusals(root, *device, kNoSignature).empty());
+  const auto identity = device_and_partitions(root, *device);
+  ASSERT_EQ(identity.members.size(), 1u);
+  EXPECT_EQ(identity.members[0].first.rdev, makedev(252, 5));
+  EXPECT_TRUE(write_refusals(root, identity, kNoSignature, users_in(root)).empty());
 }
 
 TEST(BlockDevice, EveryKindOfUseIsARefusal) {
@@ -65,16 +93,16 @@ TEST(BlockDevice, EveryKindOfUseIsARefusal) {
   add_partition(tree, "loop3", "loop3p1", "259:0");
   add_partition(tree, "loop3", "loop3p2", "259:1");
   tree.write("proc/self/mountinfo", "22 1 259:0 / /mnt/data rw - ext4 /dev/loop3p1 rw\n");
-  tree.write("proc/swaps", "Filename Type Size Used Priority\n/dev/loop3p2 partition 1024 0 -2\n");
   tree.mkdir("sys/devices/virtual/block/loop3/holders/dm-0");
   SysRoot root(tree.path());
   auto device = find_block_device(root, makedev(7, 3));
   ASSERT_TRUE(device.ok());
-  const auto reasons =
-      write_refusals(root, *device, std::optional<std::string>("a dos partition table"));
-  std::string all;
-  for (const auto& reason : reasons)
-    all += reason + "\n";
+  auto users = users_in(root);
+  // Matched by number: the swap area's name in /proc/swaps is not what decides.
+  users.swaps.push_back({block(259, 1), "/dev/disk/by-partlabel/swap"});
+  const auto identity = device_and_partitions(root, *device);
+  const auto all = joined(
+      write_refusals(root, identity, std::optional<std::string>("a dos partition table"), users));
   EXPECT_NE(all.find("libblkid finds a dos partition table"), std::string::npos) << all;
   EXPECT_NE(all.find("loop3p1 is mounted on /mnt/data"), std::string::npos) << all;
   EXPECT_NE(all.find("loop3p2 is in use as swap"), std::string::npos) << all;
@@ -87,7 +115,8 @@ TEST(BlockDevice, UnknownStateIsARefusalToo) {
   SysRoot root(tree.path());  // no mountinfo: cannot tell whether it is mounted
   auto device = find_block_device(root, makedev(7, 4));
   ASSERT_TRUE(device.ok());
-  const auto reasons = write_refusals(root, *device, make_error(EIO, "libblkid probe"));
+  const auto reasons = write_refusals(root, device_and_partitions(root, *device),
+                                      make_error(EIO, "libblkid probe"), users_in(root));
   ASSERT_EQ(reasons.size(), 2u);
   EXPECT_NE(reasons[0].find("cannot tell whether it holds data"), std::string::npos);
   EXPECT_NE(reasons[1].find("mount table"), std::string::npos);
