@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "util/text.h"
+
 namespace kdrift {
 
 std::string fixed(double value, int decimals) {
@@ -18,8 +20,8 @@ std::string count_text(double value) {
 }
 
 std::string text_of(const Json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (value.is_string()) return terminal_safe(value.get<std::string>());
+  return terminal_safe(value.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
 const Json* at(const Json& root, std::initializer_list<std::string_view> keys) {
@@ -40,13 +42,18 @@ std::string text_at(const Json& root, std::initializer_list<std::string_view> ke
 }
 
 void Table::render(std::ostream& out) const {
-  std::vector<size_t> widths(rows_.front().size(), 0);
-  for (const auto& row : rows_) {
+  std::vector<std::vector<std::string>> rows = rows_;
+  for (auto& row : rows) {
+    for (auto& cell : row)
+      cell = terminal_safe(cell);
+  }
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
     for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
       widths[i] = std::max(widths[i], row[i].size());
     }
   }
-  for (const auto& row : rows_) {
+  for (const auto& row : rows) {
     out << "  ";
     for (size_t i = 0; i < row.size(); ++i) {
       out << row[i];

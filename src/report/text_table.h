@@ -11,6 +11,8 @@
 
 namespace kdrift {
 
+// A document value as report text, made inert for a terminal (terminal_safe): the values of
+// snapshots, rule files and fio imports are whatever their authors wrote.
 std::string text_of(const Json& value);
 
 // value with a fixed number of decimals: fixed(3.14159, 2) -> "3.14".
@@ -24,7 +26,8 @@ const Json* at(const Json& root, std::initializer_list<std::string_view> keys);
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
                     std::string_view missing = "?");
 
-// Fixed-width columns: what a storage engineer scans down.
+// Fixed-width columns: what a storage engineer scans down. Cells are shown terminal_safe: they
+// hold object keys (device names, PCI addresses) that no text_of saw.
 class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

@@ -1,11 +1,52 @@
 #include "util/text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <string>
 
 namespace kdrift {
+namespace {
+
+void append_hex_escape(std::string& out, unsigned char byte) {
+  constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0xf];
+}
+
+// The length of the well-formed UTF-8 sequence at text[at] (1 for ASCII), or 0 when the bytes
+// there are not one: a stray continuation byte, an overlong form, a surrogate, past U+10FFFF,
+// cut short.
+size_t utf8_sequence_length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[at + i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80;   // the bounds of the second byte that keep the form shortest and
+  unsigned char high = 0xbf;  // below the surrogates and U+10FFFF (RFC 3629's table)
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;
+    if (lead == 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (text.size() - at < length || byte(1) < low || byte(1) > high) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) return 0;
+  }
+  return length;
+}
+
+}  // namespace
 
 std::string_view trim(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";
@@ -130,10 +171,7 @@ std::string quote_value(std::string_view text) {
     if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
       out += c;
     } else {
-      constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
+      append_hex_escape(out, byte);
     }
   }
   out += '"';
@@ -166,6 +204,28 @@ std::optional<std::string> find_colon_field(std::string_view text, std::string_v
     }
   }
   return std::nullopt;
+}
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    const size_t length = utf8_sequence_length(text, at);
+    // U+0080-U+009F is C2 80 - C2 9F: C1 controls some terminals act on as ESC sequences.
+    const bool c1 = length == 2 && byte == 0xc2 && static_cast<unsigned char>(text[at + 1]) < 0xa0;
+    if (length == 1 && byte >= 0x20 && byte != 0x7f) {
+      out += text[at];
+    } else if (length > 1 && !c1) {
+      out.append(text.substr(at, length));
+    } else {
+      for (size_t i = 0; i < std::max<size_t>(length, 1); ++i) {
+        append_hex_escape(out, static_cast<unsigned char>(text[at + i]));
+      }
+    }
+    at += std::max<size_t>(length, 1);
+  }
+  return out;
 }
 
 }  // namespace kdrift
