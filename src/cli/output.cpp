@@ -21,7 +21,7 @@ void add_mode_option(CLI::App& command, mode_t& mode) {
           "--mode",
           [&mode](const std::string& text) {
             auto parsed = parse_file_mode(text);
-            if (!parsed) throw CLI::ValidationError(parsed.error().describe());
+            if (!parsed) throw CLI::ValidationError("--mode", parsed.error().describe());
             mode = *parsed;
           },
           "Permissions of the file written, in octal (default 0600: it names hosts and serials)")

@@ -97,9 +97,10 @@ class Writer {
   }
 
   std::string severity(const std::string& name) const {
-    std::string label = text(name);
+    std::string label = name;
     for (auto& c : label)
       c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    label = text(label);
     if (markdown_) return "**" + label + "**";
     if (!colour_) return label;
     const char* tint = name == "critical"  ? "\033[1;31m"

@@ -126,7 +126,7 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
 
 Result<mode_t> parse_file_mode(std::string_view octal) {
   const auto refused = [&](const std::string& why) {
-    return make_error(EINVAL, "mode " + quote_value(octal) + ": " + why);
+    return content_error("mode " + quote_value(octal) + ": " + why);
   };
   if (octal.empty() || octal.size() > 4 || octal.find_first_not_of("01234567") != octal.npos) {
     return refused("not an octal mode such as 0600 or 640");

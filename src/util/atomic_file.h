@@ -23,7 +23,7 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
 
 // "0640" or "640" -> 0640, for a file write_file_atomically makes: permission bits in octal,
 // never setuid, setgid or sticky (nothing kdrift writes is a program or a shared directory).
-// EINVAL naming the text otherwise.
+// An error naming the text otherwise.
 Result<mode_t> parse_file_mode(std::string_view octal);
 
 // The whole file; more than max_bytes is an error (EFBIG), never silently cut. Errors name the
