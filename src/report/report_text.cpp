@@ -235,8 +235,8 @@ void findings(const Json& report, Writer& w) {
     };
     block("evidence:", strings(at(finding, {"evidence"})));
     block("proof (trace):", strings(at(finding, {"proof"})));
-    const std::string why = paragraph(text_at(finding, {"explanation"}, ""));
-    const std::string fix = paragraph(text_at(finding, {"remedy"}, ""));
+    const std::string why = paragraph(raw_text_of(at(finding, {"explanation"})));
+    const std::string fix = paragraph(raw_text_of(at(finding, {"remedy"})));
     if (!why.empty()) {
       w.out() << indent << (w.markdown() ? "- " + w.bold("why:") + " " : "why: ") << w.text(why)
               << "\n";

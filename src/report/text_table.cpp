@@ -19,9 +19,14 @@ std::string count_text(double value) {
   return fixed(value, 0);
 }
 
+std::string raw_text_of(const Json* value, std::string_view missing) {
+  if (value == nullptr) return std::string(missing);
+  if (value->is_string()) return value->get<std::string>();
+  return value->dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string text_of(const Json& value) {
-  if (value.is_string()) return terminal_safe(value.get<std::string>());
-  return terminal_safe(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+  return terminal_safe(raw_text_of(&value));
 }
 
 const Json* at(const Json& root, std::initializer_list<std::string_view> keys) {

@@ -14,6 +14,9 @@ namespace kdrift {
 // A document value as report text, made inert for a terminal (terminal_safe): the values of
 // snapshots, rule files and fio imports are whatever their authors wrote.
 std::string text_of(const Json& value);
+// The value as text exactly as the document has it (missing when there is none), for formats
+// that escape it their own way (HTML, fio's JSON) and for text reflowed before it is shown.
+std::string raw_text_of(const Json* value, std::string_view missing = "");
 
 // value with a fixed number of decimals: fixed(3.14159, 2) -> "3.14".
 std::string fixed(double value, int decimals);
