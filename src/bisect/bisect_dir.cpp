@@ -27,7 +27,7 @@ std::string lock_path(const std::string& dir) {
 // Holds the directory's lock; another holder makes this an error naming the directory rather
 // than a wait: a second `step` has nothing to do while the first one runs.
 Result<UniqueFd> take_lock(const std::string& dir) {
-  UniqueFd fd(::open(lock_path(dir).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  UniqueFd fd(::open(lock_path(dir).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return make_error(errno, "open " + lock_path(dir));
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {

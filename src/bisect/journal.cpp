@@ -52,8 +52,11 @@ Result<bool> drop_torn_tail(int fd, const std::string& path) {
 Result<Journal> Journal::open(const std::string& path) {
   struct stat st {};
   const bool existed = ::stat(path.c_str(), &st) == 0;
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+  // Never through a symlink someone planted in the state directory, never into a device or FIFO.
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return make_error(errno, "open journal " + path);
+  if (::fstat(fd.get(), &st) != 0) return make_error(errno, "stat journal " + path);
+  if (!S_ISREG(st.st_mode)) return content_error("journal " + path + " is not a regular file");
   bool dropped = false;
   if (existed) {
     auto cut = drop_torn_tail(fd.get(), path);

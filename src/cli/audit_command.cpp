@@ -20,6 +20,7 @@ namespace {
 struct AuditArguments {
   std::string root = "/";
   std::string snapshot_output;
+  mode_t mode = kDefaultOutputMode;
   ProbeArguments probe;
 };
 
@@ -32,6 +33,7 @@ void register_audit(CLI::App& app, int& exit_status) {
   command->add_option("--root", args->root,
                       "Audit DIR (or a dump archive) instead of the live host");
   command->add_option("--snapshot", args->snapshot_output, "Also write the snapshot to FILE");
+  add_mode_option(*command, args->mode);
   command->add_option("--probe", args->probe.profile,
                       "Probe profile to run on the live host (default quick; none to skip)");
   args->probe.add_target_options(*command);
@@ -43,7 +45,8 @@ void register_audit(CLI::App& app, int& exit_status) {
       const Profile profile = args->probe.resolve_profile();
       snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
     }
-    if (!args->snapshot_output.empty()) write_output(args->snapshot_output, to_text(snapshot));
+    if (!args->snapshot_output.empty())
+      write_output(args->snapshot_output, to_text(snapshot), args->mode);
     const bool colour = isatty(STDOUT_FILENO) != 0;
     std::string text = render_summary(snapshot, colour);
     if (probe) text += "\n" + render_probe_text(snapshot["probe"], colour);

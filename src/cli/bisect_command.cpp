@@ -54,42 +54,49 @@ void must(const Status& status) {
   if (!status) throw FatalError(status.error().describe());
 }
 
+// A string of the report as a person sees it: candidate names, kernels and command lines come
+// from a candidates file or a journal someone else may have written.
+std::string shown(const Json& object, const char* key) {
+  return terminal_safe(object.value(key, ""));
+}
+
 // What to do next, or the answer, for a person: from the report document, so that every command
 // and `status` say it the same way.
 void print_outcome(const Json& report) {
   if (report.contains("next")) {
     const Json& next = report.at("next");
-    std::cout << "next: test " << next.value("candidate", "");
-    if (next.contains("kernel")) std::cout << " (kernel " << next.value("kernel", "") << ")";
-    if (next.contains("append")) std::cout << " append \"" << next.value("append", "") << "\"";
+    std::cout << "next: test " << shown(next, "candidate");
+    if (next.contains("kernel")) std::cout << " (kernel " << shown(next, "kernel") << ")";
+    if (next.contains("append")) std::cout << " append \"" << shown(next, "append") << "\"";
     const bool measured = report.value("metric", "declared") != "declared";
     std::cout << (measured ? ": kdrift bisect step measures it ("
                            : ", then kdrift bisect good|bad|skip (")
-              << report.value("why", "") << ")\n";
+              << shown(report, "why") << ")\n";
   } else if (report.at("first_bad").is_string()) {
-    std::cout << "first bad: " << report.at("first_bad").get<std::string>() << "\n";
+    std::cout << "first bad: " << terminal_safe(report.at("first_bad").get<std::string>()) << "\n";
     if (report.contains("needs")) {
       std::cout << "  bad with these changes together:";
       for (const Json& label : report.at("needs"))
-        std::cout << " " << label.get<std::string>();
+        std::cout << " " << terminal_safe(label.get<std::string>());
       std::cout << "\n";
     }
     for (const Json& name : report.at("could_also_be")) {
-      std::cout << "  or skipped " << name.get<std::string>() << " (could not be tested)\n";
+      std::cout << "  or skipped " << terminal_safe(name.get<std::string>())
+                << " (could not be tested)\n";
     }
   } else {
-    std::cout << "no answer: " << report.value("why", "") << "\n";
+    std::cout << "no answer: " << shown(report, "why") << "\n";
   }
 }
 
 void print_report_text(const Json& report) {
-  std::cout << "bisect " << report.value("id", "") << ": " << report.value("state", "") << " ("
-            << report.value("good", "") << " good, " << report.value("bad", "") << " bad)\n";
+  std::cout << "bisect " << shown(report, "id") << ": " << shown(report, "state") << " ("
+            << shown(report, "good") << " good, " << shown(report, "bad") << " bad)\n";
   if (report.contains("calibration")) {
-    std::cout << "calibration: " << report["calibration"].value("reason", "") << "\n";
+    std::cout << "calibration: " << shown(report["calibration"], "reason") << "\n";
   }
   for (const Json& step : report.at("steps")) {
-    std::cout << "  " << step.value("candidate", "") << ": " << step.value("verdict", "") << "\n";
+    std::cout << "  " << shown(step, "candidate") << ": " << shown(step, "verdict") << "\n";
   }
   print_outcome(report);
 }
@@ -500,20 +507,26 @@ std::string bisect_unit_text(const std::string& state_dir) {
   if (state_dir == kDefaultBisectDir) return text;
   char resolved[PATH_MAX];
   if (::realpath(state_dir.c_str(), resolved) == nullptr) {
-    throw FatalError("bisect install: " + state_dir + ": " + std::strerror(errno));
+    throw FatalError("bisect install: " + quote_value(state_dir) + ": " + std::strerror(errno));
   }
+  // Nothing of a state directory systemd would split, expand or read as a new line (a newline
+  // in it would inject settings) reaches the unit.
   const std::string absolute(resolved);
-  if (absolute.find_first_of(" \t\"'\\%$") != std::string::npos) {
-    throw FatalError("bisect install: systemd would split or expand the state directory " +
-                     absolute + "; use one without spaces, quotes, % or $");
+  auto argument = unit_path_value(absolute, UnitSetting::kCommandLine);
+  auto condition = unit_path_value(absolute + "/journal.jsonl", UnitSetting::kOther);
+  for (const auto* value : {&argument, &condition}) {
+    if (!*value) {
+      throw FatalError("bisect install: --state-dir: " + value->error().describe() +
+                       "; use a directory without one");
+    }
   }
   auto replace = [&text](std::string_view from, const std::string& to) {
     const auto at = text.find(from);
     if (at == std::string::npos) throw FatalError("the bisect unit has no " + std::string(from));
     text.replace(at, from.size(), to);
   };
-  replace(std::string(kDefaultBisectDir) + "/journal.jsonl", absolute + "/journal.jsonl");
-  replace(" bisect step", " bisect --state-dir " + absolute + " step");
+  replace(std::string(kDefaultBisectDir) + "/journal.jsonl", *condition);
+  replace(" bisect step", " bisect --state-dir " + *argument + " step");
   return text;
 }
 

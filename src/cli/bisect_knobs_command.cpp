@@ -115,21 +115,23 @@ void print_text(const Json& report) {
   std::cout << (dry_run ? "plan (dry run, nothing written): " : "")
             << report.at(dry_run ? "planned" : "tested").get<int>() << " of "
             << report.at("knobs").size() << " differing knobs " << (dry_run ? "to test" : "tested")
-            << " on " << report.value("target", "") << ", " << report.at("runs").get<int>()
-            << " rounds of " << report.value("metric", "")
+            << " on " << terminal_safe(report.value("target", "")) << ", "
+            << report.at("runs").get<int>() << " rounds of "
+            << terminal_safe(report.value("metric", ""))
             << " (the baseline and each knob once a round)\n";
   if (!report.at("resolvable").get<bool>()) {
-    std::cout << "note: " << report.value("resolution", "") << "\n";
+    std::cout << "note: " << terminal_safe(report.value("resolution", "")) << "\n";
   }
   if (report.contains("baseline")) {
     std::cout << "baseline median " << fixed(report.at("baseline").at("median").get<double>(), 1)
               << "\n";
   }
   for (const Json& knob : report.at("knobs")) {
-    const std::string status = knob.value("status", "");
-    std::cout << "  " << knob.value("label", "") << " (" << knob.value("good", "") << " -> "
-              << knob.value("bad", "") << "): " << status;
-    if (knob.contains("why")) std::cout << ": " << knob.value("why", "");
+    const std::string status = terminal_safe(knob.value("status", ""));
+    std::cout << "  " << terminal_safe(knob.value("label", "")) << " ("
+              << terminal_safe(knob.value("good", "")) << " -> "
+              << terminal_safe(knob.value("bad", "")) << "): " << status;
+    if (knob.contains("why")) std::cout << ": " << terminal_safe(knob.value("why", ""));
     if (knob.contains("p")) {
       const double ratio = knob.at("ratio").is_number() ? knob.at("ratio").get<double>() : NAN;
       std::cout << ", median ratio " << fixed(ratio, 3) << ", p "
@@ -141,7 +143,8 @@ void print_text(const Json& report) {
     const Json& culprits = report.at("toward_bad");
     std::cout << (culprits.empty()
                       ? "no knob alone moves the metric toward bad"
-                      : "alone toward bad: " + join(culprits.get<std::vector<std::string>>(), ", "))
+                      : "alone toward bad: " +
+                            terminal_safe(join(culprits.get<std::vector<std::string>>(), ", ")))
               << "\n";
   }
 }

@@ -13,6 +13,7 @@ namespace {
 struct CaptureArguments {
   std::string root = "/";
   std::string output;
+  mode_t mode = kDefaultOutputMode;
   ProbeArguments probe;
 };
 
@@ -25,6 +26,7 @@ void register_capture(CLI::App& app, int& exit_status) {
                       "Read proc/, sys/, boot/ below DIR (or a dump-sysroot archive) instead of "
                       "the live host");
   command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
+  add_mode_option(*command, args->mode);
   args->probe.profile = "none";
   command->add_option("--probe", args->probe.profile,
                       "Also run this probe profile (name or TOML file) on the live host; "
@@ -38,7 +40,7 @@ void register_capture(CLI::App& app, int& exit_status) {
       const Profile profile = args->probe.resolve_profile();
       snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
     }
-    write_output(args->output, to_text(snapshot));
+    write_output(args->output, to_text(snapshot), args->mode);
     exit_status = kExitClean;
   });
 }

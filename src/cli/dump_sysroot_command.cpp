@@ -12,6 +12,7 @@ namespace {
 struct DumpArguments {
   std::string root = "/";
   std::string output;
+  mode_t mode = kDefaultOutputMode;
 };
 
 }  // namespace
@@ -23,11 +24,12 @@ void register_dump_sysroot(CLI::App& app, int& exit_status) {
   command->add_option("--root", args->root, "Dump from DIR instead of the live host");
   command->add_option("-o,--output", args->output, "The archive to write (FILE.tar.gz)")
       ->required();
+  add_mode_option(*command, args->mode);
   command->callback([args, &exit_status] {
     const SysrootArgument root(args->root);
     auto dump = dump_sysroot(root.directory());
     if (!dump) throw FatalError("dump-sysroot: " + dump.error().describe());
-    write_output(args->output, dump->tar_gz);
+    write_output(args->output, dump->tar_gz, args->mode);
     exit_status = kExitClean;
   });
 }

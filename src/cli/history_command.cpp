@@ -17,6 +17,7 @@
 #include "util/fatal.h"
 #include "util/sysroot.h"
 #include "util/systemd_unit.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -104,12 +105,14 @@ int record_this_boot(const HistoryArguments& args) {
     return kExitClean;
   }
   if (previous->release == current.release) {
-    out << "same kernel as the boot before (" << current.release << ", captured "
-        << previous->captured_at << "): nothing to check\n";
+    out << "same kernel as the boot before (" << terminal_safe(current.release) << ", captured "
+        << terminal_safe(previous->captured_at) << "): nothing to check\n";
     return kExitClean;
   }
-  out << "kernel changed since the boot before: " << previous->release << " -> " << current.release
-      << "; checking this boot against " << previous->path << "\n";
+  // Releases come from the recorded snapshots, whatever wrote them.
+  out << "kernel changed since the boot before: " << terminal_safe(previous->release) << " -> "
+      << terminal_safe(current.release) << "; checking this boot against " << previous->path
+      << "\n";
   out.flush();
   return check_snapshot_files(args.report, current.path, previous->path);
 }

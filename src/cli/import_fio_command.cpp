@@ -11,6 +11,7 @@ namespace {
 struct ImportFioArguments {
   std::string input;
   std::string output;
+  mode_t mode = kDefaultOutputMode;
 };
 
 }  // namespace
@@ -21,12 +22,13 @@ void register_import_fio(CLI::App& app, int& exit_status) {
       "import-fio", "Turn fio --output-format=json results into a snapshot with a probe section");
   command->add_option("file", args->input, "fio JSON output")->required();
   command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
+  add_mode_option(*command, args->mode);
   command->callback([args, &exit_status] {
     auto section = import_fio(read_input(args->input), args->input);
     if (!section) throw FatalError(section.error().describe());
     Json document = new_snapshot();
     document["probe"] = *section;
-    write_output(args->output, to_text(document));
+    write_output(args->output, to_text(document), args->mode);
     exit_status = kExitClean;
   });
 }

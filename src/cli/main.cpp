@@ -6,7 +6,21 @@
 
 #include "cli/commands.h"
 #include "util/fatal.h"
+#include "util/text.h"
 #include "util/version.h"
+
+namespace {
+
+// Errors quote paths, archive members and values from the inputs: each line shown terminal_safe,
+// so a name cannot drive the terminal that reads the message.
+std::string inert_message(const std::string& message) {
+  auto lines = kdrift::split(message, '\n');
+  for (auto& line : lines)
+    line = kdrift::terminal_safe(line);
+  return kdrift::join(lines, "\n");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kdrift: capture, compare and explain what moves async disk I/O performance"};
@@ -29,7 +43,7 @@ int main(int argc, char** argv) {
     const int code = app.exit(error);
     return code == 0 ? kdrift::kExitClean : kdrift::kExitUsage;
   } catch (const kdrift::FatalError& error) {
-    (void)std::fprintf(stderr, "kdrift: %s\n", error.what());
+    (void)std::fprintf(stderr, "kdrift: %s\n", inert_message(error.what()).c_str());
     return error.exit_status();
   }
   return status;

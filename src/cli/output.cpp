@@ -15,7 +15,20 @@
 
 namespace kdrift {
 
-void write_output(const std::string& path, std::string_view content) {
+void add_mode_option(CLI::App& command, mode_t& mode) {
+  command
+      .add_option_function<std::string>(
+          "--mode",
+          [&mode](const std::string& text) {
+            auto parsed = parse_file_mode(text);
+            if (!parsed) throw CLI::ValidationError("--mode", parsed.error().describe());
+            mode = *parsed;
+          },
+          "Permissions of the file written, in octal (default 0600: it names hosts and serials)")
+      ->type_name("OCTAL");
+}
+
+void write_output(const std::string& path, std::string_view content, mode_t mode) {
   if (path.empty() || path == "-") {
     if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
         std::fflush(stdout) != 0) {
@@ -23,23 +36,9 @@ void write_output(const std::string& path, std::string_view content) {
     }
     return;
   }
-  // A device or pipe (/dev/null, a fifo) is written in place: renaming a temporary file over it
-  // would replace the device node.
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-    if (!fd) throw FatalError("cannot open " + path);
-    size_t written = 0;
-    while (written < content.size()) {
-      const auto n = ::write(fd.get(), content.data() + written, content.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw FatalError("cannot write " + path);
-      written += static_cast<size_t>(n);
-    }
-    return;
-  }
-  if (auto status = write_file_atomically(path, content); !status) {
-    throw FatalError("cannot write " + path + ": " + status.error().describe());
+  if (auto status = write_file_atomically(path, content, mode); !status) {
+    throw FatalError("cannot write " + path + ": " + status.error().describe() +
+                     " (-o - writes to standard output)");
   }
 }
 

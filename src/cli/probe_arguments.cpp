@@ -168,7 +168,9 @@ ProbeOptions ProbeArguments::resolve_options(const Profile& resolved) const {
   options.trace = !no_trace;
   if (isatty(STDERR_FILENO) != 0) {
     options.progress = [](size_t index, size_t count, const std::string& job) {
-      (void)std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, count, job.c_str());
+      // Job names come from the profile, which may be someone else's file.
+      (void)std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", index + 1, count,
+                         terminal_safe(job).c_str());
       if (index + 1 == count) (void)std::fprintf(stderr, "\n");
     };
   }

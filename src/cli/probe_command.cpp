@@ -17,6 +17,7 @@ struct ProbeCommandArguments {
   ProbeArguments probe;
   std::string format = "text";
   std::string output;
+  mode_t mode = kDefaultOutputMode;
   bool list_profiles = false;
 };
 
@@ -41,11 +42,12 @@ void register_probe(CLI::App& app, int& exit_status) {
   command->add_option("--format", args->format, "text, json (a snapshot) or fio-json")
       ->check(CLI::IsMember({"text", "json", "fio-json"}));
   command->add_option("-o,--output", args->output, "Write to FILE (default stdout)");
+  add_mode_option(*command, args->mode);
   command->add_flag("--list-profiles", args->list_profiles, "List the built-in profiles");
   command->callback([args, &exit_status] {
     exit_status = kExitClean;
     if (args->list_profiles) {
-      write_output(args->output, profile_list());
+      write_output(args->output, profile_list(), args->mode);
       return;
     }
     const Profile profile = args->probe.resolve_profile();
@@ -53,12 +55,12 @@ void register_probe(CLI::App& app, int& exit_status) {
     if (args->format == "json") {
       Json document = new_snapshot();
       document["probe"] = section;
-      write_output(args->output, to_text(document));
+      write_output(args->output, to_text(document), args->mode);
     } else if (args->format == "fio-json") {
-      write_output(args->output, to_text(render_fio_json(section, kKdriftVersion)));
+      write_output(args->output, to_text(render_fio_json(section, kKdriftVersion)), args->mode);
     } else {
       const bool colour = args->output.empty() && isatty(STDOUT_FILENO) != 0;
-      write_output(args->output, render_probe_text(section, colour));
+      write_output(args->output, render_probe_text(section, colour), args->mode);
     }
   });
 }

@@ -16,6 +16,7 @@ void ReportArguments::add_options(CLI::App& command) {
   command.add_option("--format", format, "text (default), markdown, json or html")
       ->check(CLI::IsMember({"text", "markdown", "json", "html"}));
   command.add_option("-o,--output", output, "Write the report to FILE (default stdout)");
+  add_mode_option(command, mode);
   command.add_option("--checks", checks_directory,
                      "Also load the rules in DIR/*.toml (a rule with a built-in id replaces it)");
   command.add_flag("--redact", redact,
@@ -40,7 +41,7 @@ int ReportArguments::emit(const Json& report) const {
   } else {
     text = render_report_text(report, output.empty() && isatty(STDOUT_FILENO) != 0);
   }
-  write_output(output, text);
+  write_output(output, text, mode);
   return report_exit_status(report);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checks/rule.h"
+#include "cli/output.h"
 #include "snapshot/snapshot.h"
 
 namespace kdrift {
@@ -14,6 +15,7 @@ namespace kdrift {
 struct ReportArguments {
   std::string format = "text";
   std::string output;
+  mode_t mode = kDefaultOutputMode;
   std::string checks_directory;
   bool redact = false;
 

@@ -17,6 +17,7 @@ struct TraceArguments {
   std::string duration = "10s";
   std::string format = "text";
   std::string output;
+  mode_t mode = kDefaultOutputMode;
 };
 
 }  // namespace
@@ -31,6 +32,7 @@ void register_trace(CLI::App& app, int& exit_status) {
   command->add_option("--format", args->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_option("-o,--output", args->output, "Write to FILE (default stdout)");
+  add_mode_option(*command, args->mode);
   command->callback([args, &exit_status] {
     const auto duration = parse_duration(args->duration);
     if (!duration || duration->count() <= 0) {
@@ -47,9 +49,9 @@ void register_trace(CLI::App& app, int& exit_status) {
     }();
     if (!traced) throw FatalError("trace: " + traced.error().describe());
     if (args->format == "json") {
-      write_output(args->output, to_text(*traced));
+      write_output(args->output, to_text(*traced), args->mode);
     } else {
-      write_output(args->output, render_trace_text(*traced));
+      write_output(args->output, render_trace_text(*traced), args->mode);
     }
     exit_status = kExitClean;
   });

@@ -106,7 +106,7 @@ Json render_fio_json(const Json& probe, const std::string& tool_version) {
   return {{"fio version", "kdrift-" + tool_version},
           {"timestamp", static_cast<int64_t>(now)},
           {"time", std::string(::ctime_r(&now, time_text)).substr(0, 24)},
-          {"global options", {{"filename", text_at(probe, {"target", "path"})}}},
+          {"global options", {{"filename", raw_text_of(at(probe, {"target", "path"}), "?")}}},
           {"jobs", std::move(jobs)},
           {"disk_util", std::move(disk_util)}};
 }

@@ -95,7 +95,7 @@ constexpr std::array<std::pair<const char*, const char*>, 3> kLatencyPercentiles
 constexpr std::array<double, 3> kDistributionDepths = {1, 4, 16};
 
 std::string escaped(const Json& value) {
-  return xml_escape(text_of(value));
+  return xml_escape(raw_text_of(&value));
 }
 
 std::optional<std::string> string_at(const Json& root,
@@ -190,7 +190,7 @@ std::string block_size_text(const Json& job) {
   const Json* size = at(job, {"bs"});
   if (size == nullptr) return "?";
   if (size->is_number_unsigned()) return format_size(size->get<uint64_t>());
-  return text_of(*size);
+  return raw_text_of(size);
 }
 
 std::vector<JobGroup> group_jobs(const Json& jobs) {
@@ -536,7 +536,7 @@ class HtmlReport {
         "<th class=\"num\">p</th><th>verdict</th></tr>\n";
     for (const auto& job : jobs) {
       if (!job.is_object()) continue;
-      out_ += "<tr><td class=\"mono\">" + xml_escape(text_at(job, {"name"}, "")) + "</td>";
+      out_ += "<tr><td class=\"mono\">" + xml_escape(raw_text_of(at(job, {"name"}))) + "</td>";
       for (const char* side : {"a", "b"}) {
         const Json* stats = object_at(job, {side});
         const auto iops = stats != nullptr ? side_iops(*stats) : std::nullopt;
@@ -596,7 +596,8 @@ class HtmlReport {
     }
     for (const auto& group : array_at(*config, {"groups"})) {
       const Json& changed = array_at(group, {"changed"});
-      if (!changed.empty()) pair_table(text_at(group, {"name"}, ""), changed, "symbol", "not set");
+      if (!changed.empty())
+        pair_table(raw_text_of(at(group, {"name"})), changed, "symbol", "not set");
     }
     if (const auto count = number_at(*config, {"other", "count"})) {
       out_ += "<p>" + fixed(*count, 0) + " other symbols changed";
@@ -631,7 +632,7 @@ class HtmlReport {
             xml_escape(a_name_) + "</th><th>" + xml_escape(b_name_) + "</th></tr>\n";
     for (const auto& row : rows) {
       if (!row.is_object()) continue;
-      out_ += "<tr><td class=\"mono\">" + xml_escape(text_at(row, {key}, "")) + "</td>";
+      out_ += "<tr><td class=\"mono\">" + xml_escape(raw_text_of(at(row, {key}))) + "</td>";
       for (const char* side : {"a", "b"}) {
         const Json* value = at(row, {side});
         out_ += value != nullptr ? "<td class=\"mono\">" + escaped(*value) + "</td>"

@@ -72,27 +72,35 @@ class Writer {
   std::string str() const { return out_.str(); }
   std::ostream& out() { return out_; }
 
-  void heading(const std::string& text) {
+  // Every value from the document reaches the output through text() or code(), which make it
+  // inert: no control character on a terminal and, in markdown, nothing that leaves its line,
+  // table cell or code span, or that becomes HTML, a link or emphasis.
+  std::string text(const std::string& value) const {
+    return markdown_ ? escape_markdown(value) : terminal_safe(value);
+  }
+
+  std::string code(const std::string& value) const {
+    return markdown_ ? "`" + escape_markdown_code(value) + "`" : terminal_safe(value);
+  }
+
+  void heading(const std::string& title) {
     if (markdown_) {
-      out_ << "\n## " << text << "\n\n";
+      out_ << "\n## " << text(title) << "\n\n";
     } else {
-      out_ << "\n" << bold(text) << "\n";
+      out_ << "\n" << bold(title) << "\n";
     }
   }
 
-  std::string bold(const std::string& text) const {
-    if (markdown_) return "**" + text + "**";
-    return colour_ ? "\033[1m" + text + "\033[0m" : text;
-  }
-
-  std::string code(const std::string& text) const {
-    return markdown_ ? "`" + escape_markdown_code(text) + "`" : text;
+  std::string bold(const std::string& value) const {
+    if (markdown_) return "**" + text(value) + "**";
+    return colour_ ? "\033[1m" + text(value) + "\033[0m" : text(value);
   }
 
   std::string severity(const std::string& name) const {
     std::string label = name;
     for (auto& c : label)
       c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    label = text(label);
     if (markdown_) return "**" + label + "**";
     if (!colour_) return label;
     const char* tint = name == "critical"  ? "\033[1;31m"
@@ -109,7 +117,7 @@ class Writer {
     }
     out_ << "|";
     for (const auto& cell : header)
-      out_ << " " << escape_cell(cell) << " |";
+      out_ << " " << text(cell) << " |";
     out_ << "\n|";
     for (std::size_t i = 0; i < header.size(); ++i)
       out_ << "---|";
@@ -117,7 +125,7 @@ class Writer {
     for (const auto& row : rows) {
       out_ << "|";
       for (const auto& cell : row)
-        out_ << " " << escape_cell(cell) << " |";
+        out_ << " " << text(cell) << " |";
       out_ << "\n";
     }
   }
@@ -125,18 +133,32 @@ class Writer {
   bool markdown() const { return markdown_; }
 
  private:
-  static std::string escape_cell(const std::string& text) {
+  // Line breaks and control characters are already \xNN (terminal_safe); HTML's three are
+  // entities, never markup.
+  static bool append_entity(std::string& out, char c) {
+    if (c == '<') out += "&lt;";
+    if (c == '>') out += "&gt;";
+    if (c == '&') out += "&amp;";
+    return c == '<' || c == '>' || c == '&';
+  }
+  // Inline markdown: what could start emphasis, a link, a code span or strikethrough, end a
+  // table cell or escape the next character is backslash-escaped.
+  static std::string escape_markdown(const std::string& value) {
     std::string out;
-    for (char c : text) {
-      if (c == '|') out += "\\";
-      out += c == '\n' ? ' ' : c;
+    for (const char c : terminal_safe(value)) {
+      if (append_entity(out, c)) continue;
+      if (std::string_view("\\`*_[]|~").find(c) != std::string_view::npos) out += '\\';
+      out += c;
     }
     return out;
   }
-  static std::string escape_markdown_code(const std::string& text) {
-    std::string out = text;
-    for (auto& c : out) {
-      if (c == '`') c = '\'';
+  // Nothing is escaped inside a code span, so a backtick (which would end it) becomes a quote;
+  // entities show as written there, the price of markdown whose raw text holds no markup.
+  static std::string escape_markdown_code(const std::string& value) {
+    std::string out;
+    for (const char c : terminal_safe(value)) {
+      if (append_entity(out, c)) continue;
+      out += c == '`' ? '\'' : c;
     }
     return out;
   }
@@ -169,18 +191,18 @@ void header(const Json& report, Writer& w) {
     title += ": " + side_text(*b);
   }
   if (w.markdown()) {
-    w.out() << "# " << title << "\n\n";
+    w.out() << "# " << w.text(title) << "\n\n";
   } else {
     w.out() << w.bold(title) << "\n";
   }
   const Json* status = at(report, {"status"});
   if (status == nullptr) return;
   const std::string regressions = text_at(*status, {"regressions"}, "0");
-  w.out() << "Result: " << text_at(*status, {"critical"}, "0") << " critical, "
-          << text_at(*status, {"warning"}, "0") << " warning, " << text_at(*status, {"info"}, "0")
-          << " info";
-  if (regressions != "0") w.out() << ", " << regressions << " probe regression(s)";
-  w.out() << " → exit " << text_at(*status, {"exit_status"}, "0") << "\n";
+  w.out() << "Result: " << w.text(text_at(*status, {"critical"}, "0")) << " critical, "
+          << w.text(text_at(*status, {"warning"}, "0")) << " warning, "
+          << w.text(text_at(*status, {"info"}, "0")) << " info";
+  if (regressions != "0") w.out() << ", " << w.text(regressions) << " probe regression(s)";
+  w.out() << " → exit " << w.text(text_at(*status, {"exit_status"}, "0")) << "\n";
 }
 
 void findings(const Json& report, Writer& w) {
@@ -196,31 +218,32 @@ void findings(const Json& report, Writer& w) {
     if (!finding.is_object()) continue;
     const auto subjects = strings(at(finding, {"subjects"}));
     std::string subject_text = join(subjects, ", ");
-    std::string line = text_at(finding, {"rank"}, "?") + ". " +
+    std::string line = w.text(text_at(finding, {"rank"}, "?")) + ". " +
                        w.severity(text_at(finding, {"severity"}, "info")) + " " +
                        w.code(text_at(finding, {"id"}, "?")) + " " +
-                       text_at(finding, {"title"}, "") + " [" +
-                       text_at(finding, {"direction"}, "") +
-                       (subject_text.empty() ? "" : ": " + subject_text) + "]";
+                       w.text(text_at(finding, {"title"}, "")) + " [" +
+                       w.text(text_at(finding, {"direction"}, "")) +
+                       (subject_text.empty() ? "" : ": " + w.text(subject_text)) + "]";
     const std::string indent = w.markdown() ? "   " : "    ";
     w.out() << (w.markdown() ? "" : " ") << line << "\n";
     auto block = [&](const char* label, const std::vector<std::string>& lines) {
       if (lines.empty()) return;
       w.out() << indent << (w.markdown() ? "- " + w.bold(label) : std::string(label)) << "\n";
       for (const auto& item : lines) {
-        w.out() << indent << (w.markdown() ? "  - " + w.code(item) : "  " + item) << "\n";
+        w.out() << indent << (w.markdown() ? "  - " : "  ") << w.code(item) << "\n";
       }
     };
     block("evidence:", strings(at(finding, {"evidence"})));
     block("proof (trace):", strings(at(finding, {"proof"})));
-    const std::string why = paragraph(text_at(finding, {"explanation"}, ""));
-    const std::string fix = paragraph(text_at(finding, {"remedy"}, ""));
+    const std::string why = paragraph(raw_text_of(at(finding, {"explanation"})));
+    const std::string fix = paragraph(raw_text_of(at(finding, {"remedy"})));
     if (!why.empty()) {
-      w.out() << indent << (w.markdown() ? "- " + w.bold("why:") + " " : "why: ") << why << "\n";
+      w.out() << indent << (w.markdown() ? "- " + w.bold("why:") + " " : "why: ") << w.text(why)
+              << "\n";
     }
     if (!fix.empty()) {
-      w.out() << indent << (w.markdown() ? "- " + w.bold("remedy:") + " " : "remedy: ") << fix
-              << "\n";
+      w.out() << indent << (w.markdown() ? "- " + w.bold("remedy:") + " " : "remedy: ")
+              << w.text(fix) << "\n";
     }
     if (w.markdown()) w.out() << "\n";
   }
@@ -231,7 +254,7 @@ void probe(const Json& report, Writer& w) {
   if (section == nullptr || !section->is_object()) return;
   w.heading("Probe, A vs B (per-second IOPS, alpha " + text_at(*section, {"alpha"}, "0.01") + ")");
   if (const Json* why = at(*section, {"unavailable"})) {
-    w.out() << "No comparison: " << text_of(*why) << "\n";
+    w.out() << "No comparison: " << w.text(text_of(*why)) << "\n";
     return;
   }
   const std::vector<std::string> columns = {
@@ -259,8 +282,8 @@ void probe(const Json& report, Writer& w) {
   w.table(table, rows, columns);
   for (const auto& job : *jobs) {
     if (const Json* reason = at(job, {"reason"})) {
-      w.out() << (w.markdown() ? "- " : "  ") << text_at(job, {"name"}, "?") << ": "
-              << text_of(*reason) << "\n";
+      w.out() << (w.markdown() ? "- " : "  ") << w.text(text_at(job, {"name"}, "?")) << ": "
+              << w.text(text_of(*reason)) << "\n";
     }
   }
 }
@@ -278,7 +301,7 @@ void changes(const Json& report, Writer& w) {
   }
   for (const auto& [name, list] : sections->items()) {
     if (!list.is_array()) continue;
-    w.out() << (w.markdown() ? "- " + w.bold(name) : name) << " (" << list.size() << ")\n";
+    w.out() << (w.markdown() ? "- " + w.bold(name) : w.text(name)) << " (" << list.size() << ")\n";
     std::size_t shown = 0;
     for (const auto& change : list) {
       if (++shown > kMaxChangesPerSection) {
@@ -291,7 +314,7 @@ void changes(const Json& report, Writer& w) {
       std::string line = text_at(change, {"path"}, "?") + ": " +
                          (a != nullptr ? text_of(*a) : "(absent)") + " → " +
                          (b != nullptr ? text_of(*b) : "(absent)");
-      w.out() << (w.markdown() ? "  - " + w.code(line) : "    " + line) << "\n";
+      w.out() << (w.markdown() ? "  - " : "    ") << w.code(line) << "\n";
     }
   }
 }
@@ -310,14 +333,14 @@ void kernel_config(const Json& report, Writer& w) {
     for (const auto& group : *groups) {
       const Json* changed = at(group, {"changed"});
       if (changed == nullptr || !changed->is_array()) continue;
-      w.out() << (w.markdown() ? "- " + w.bold(text_at(group, {"name"}, "?"))
-                               : text_at(group, {"name"}, "?"))
-              << " (" << changed->size() << ")\n";
+      const std::string name = text_at(group, {"name"}, "?");
+      w.out() << (w.markdown() ? "- " + w.bold(name) : w.text(name)) << " (" << changed->size()
+              << ")\n";
       for (const auto& symbol : *changed) {
         std::string line = text_at(symbol, {"symbol"}, "?") + ": " +
                            text_at(symbol, {"a"}, "(absent)") + " → " +
                            text_at(symbol, {"b"}, "(absent)");
-        w.out() << (w.markdown() ? "  - " + w.code(line) : "    " + line) << "\n";
+        w.out() << (w.markdown() ? "  - " : "    ") << w.code(line) << "\n";
       }
     }
   }
@@ -333,7 +356,7 @@ void kernel_config(const Json& report, Writer& w) {
     for (std::size_t i = 0; i < largest.size() && i < 12; ++i) {
       line += (i == 0 ? " " : ", ") + largest[i].second + " " + fixed(largest[i].first, 0);
     }
-    w.out() << (w.markdown() ? "- " : "") << line << "\n";
+    w.out() << (w.markdown() ? "- " : "") << w.text(line) << "\n";
   }
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "report/text_table.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -50,8 +51,9 @@ class Summary {
 
  private:
   void heading(std::string_view title) { out_ << "\n" << bold_ << title << reset_ << "\n"; }
+  // value may hold object keys (IOMMU unit names) beside text_of's values.
   void row(std::string_view label, const std::string& value) {
-    out_ << "  " << label << ": " << value << "\n";
+    out_ << "  " << label << ": " << terminal_safe(value) << "\n";
   }
 
   void kernel() {
@@ -217,7 +219,7 @@ class Summary {
     if (lines.empty()) return;
     heading("Could not be read (" + std::to_string(lines.size()) + ")");
     for (size_t i = 0; i < lines.size() && i < kMaxUnavailableLines; ++i) {
-      out_ << "  " << lines[i] << "\n";
+      out_ << "  " << terminal_safe(lines[i]) << "\n";
     }
     if (lines.size() > kMaxUnavailableLines) {
       out_ << "  … and " << lines.size() - kMaxUnavailableLines

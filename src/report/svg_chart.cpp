@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <iterator>
 
+#include "util/text.h"
+
 namespace kdrift {
 namespace {
 
@@ -23,38 +25,6 @@ constexpr double kLegendSwatch = 30;
 constexpr double kCharWidth = 6.4;
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
-
-// Length of the valid UTF-8 sequence at text[i], or 0.
-size_t utf8_sequence(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t length = 0;
-  uint32_t code = 0;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-    code = lead & 0x1F;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    code = lead & 0x0F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    code = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3F);
-  }
-  const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
-  const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-  // C1 controls are parse errors in HTML, like the C0 ones below.
-  const bool control = code >= 0x80 && code <= 0x9F;
-  if (overlong || surrogate || control || code > 0x10FFFF) return 0;
-  return length;
-}
 
 size_t code_points(std::string_view text) {
   return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
@@ -286,7 +256,7 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
-    const size_t length = utf8_sequence(text, i);
+    const size_t length = utf8_text_length(text, i);
     if (length == 0) {
       out += kReplacement;
       ++i;

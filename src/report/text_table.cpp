@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "util/text.h"
+
 namespace kdrift {
 
 std::string fixed(double value, int decimals) {
@@ -17,9 +19,14 @@ std::string count_text(double value) {
   return fixed(value, 0);
 }
 
+std::string raw_text_of(const Json* value, std::string_view missing) {
+  if (value == nullptr) return std::string(missing);
+  if (value->is_string()) return value->get<std::string>();
+  return value->dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string text_of(const Json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return terminal_safe(raw_text_of(&value));
 }
 
 const Json* at(const Json& root, std::initializer_list<std::string_view> keys) {
@@ -40,13 +47,18 @@ std::string text_at(const Json& root, std::initializer_list<std::string_view> ke
 }
 
 void Table::render(std::ostream& out) const {
-  std::vector<size_t> widths(rows_.front().size(), 0);
-  for (const auto& row : rows_) {
+  std::vector<std::vector<std::string>> rows = rows_;
+  for (auto& row : rows) {
+    for (auto& cell : row)
+      cell = terminal_safe(cell);
+  }
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
     for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
       widths[i] = std::max(widths[i], row[i].size());
     }
   }
-  for (const auto& row : rows_) {
+  for (const auto& row : rows) {
     out << "  ";
     for (size_t i = 0; i < row.size(); ++i) {
       out << row[i];

@@ -11,7 +11,12 @@
 
 namespace kdrift {
 
+// A document value as report text, made inert for a terminal (terminal_safe): the values of
+// snapshots, rule files and fio imports are whatever their authors wrote.
 std::string text_of(const Json& value);
+// The value as text exactly as the document has it (missing when there is none), for formats
+// that escape it their own way (HTML, fio's JSON) and for text reflowed before it is shown.
+std::string raw_text_of(const Json* value, std::string_view missing = "");
 
 // value with a fixed number of decimals: fixed(3.14159, 2) -> "3.14".
 std::string fixed(double value, int decimals);
@@ -24,7 +29,8 @@ const Json* at(const Json& root, std::initializer_list<std::string_view> keys);
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
                     std::string_view missing = "?");
 
-// Fixed-width columns: what a storage engineer scans down.
+// Fixed-width columns: what a storage engineer scans down. Cells are shown terminal_safe: they
+// hold object keys (device names, PCI addresses) that no text_of saw.
 class Table {
  public:
   explicit Table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }

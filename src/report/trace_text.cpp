@@ -59,10 +59,10 @@ std::string render_trace_text(const Json& job) {
   std::ostringstream out;
   char line[256];
   out << text_at(job, {"name"}) << ": " << count_at(*block, {"bios_queued"}) << " bios";
-  if (const Json* requests = at(*block, {"requests_completed"})) {
+  if (at(*block, {"requests_completed"}) != nullptr) {
     (void)std::snprintf(
         line, sizeof line, ", %llu requests completed (%.1f KiB each, %.0f %% merged, %llu split)",
-        static_cast<unsigned long long>(requests->get<uint64_t>()),
+        static_cast<unsigned long long>(count_at(*block, {"requests_completed"})),
         number_at(*block, {"avg_request_bytes"}) / 1024, 100 * number_at(*block, {"merge_ratio"}),
         static_cast<unsigned long long>(count_at(*block, {"splits"})));
     out << line;

@@ -2,6 +2,8 @@
 // The files kdrift keeps itself (bisect journal and state, boot history, applied-knob records):
 // written so that a crash never leaves a torn file, read whole with a size limit.
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -11,8 +13,18 @@
 namespace kdrift {
 
 // Replaces path with content so that a crash leaves either the old or the new file, never a
-// torn one: temp file in the same directory, fsync, rename, fsync the directory.
-Status write_file_atomically(const std::string& path, std::string_view content);
+// torn one, and so that nothing planted at path or beside it is written through: path's
+// directory is opened once; a file with a random name is created in it (O_EXCL, O_NOFOLLOW),
+// written, fsync'd, given mode whatever the umask, renamed over path within that directory, and
+// the directory fsync'd. A path that exists as anything but a regular file (device, directory,
+// FIFO, socket), or as a symlink to one, is refused before anything is created. A symlink to a
+// regular file (or to nothing) is replaced by the rename: the file it points to is never touched.
+Status write_file_atomically(const std::string& path, std::string_view content, mode_t mode = 0600);
+
+// "0640" or "640" -> 0640, for a file write_file_atomically makes: permission bits in octal,
+// never setuid, setgid or sticky (nothing kdrift writes is a program or a shared directory).
+// An error naming the text otherwise.
+Result<mode_t> parse_file_mode(std::string_view octal);
 
 // The whole file; more than max_bytes is an error (EFBIG), never silently cut. Errors name the
 // path (ENOENT when it does not exist).

@@ -31,20 +31,6 @@ Status check_name(const std::string& name, const std::string& wanted_by) {
   return ok_status();
 }
 
-// ExecStart= expands %X specifiers and $VARIABLES and splits on whitespace and quotes.
-Result<std::string> escaped_program(const std::string& program) {
-  std::string out;
-  for (const char c : program) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == '\\') {
-      return make_error(EINVAL, "cannot name \"" + program +
-                                    "\" in a unit file (whitespace, quote or backslash)");
-    }
-    if (c == '%' || c == '$') out.push_back(c);
-    out.push_back(c);
-  }
-  return out;
-}
-
 bool systemd_is_running() {
   struct stat st {};
   return ::stat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
@@ -83,10 +69,29 @@ Status remove_if_present(const std::string& path) {
 
 }  // namespace
 
+Result<std::string> unit_path_value(std::string_view path, UnitSetting setting) {
+  const auto refused = [&](const std::string& why) {
+    return make_error(EINVAL, "cannot name " + quote_value(path) + " in a unit file: " + why);
+  };
+  if (path.empty() || path.front() != '/') return refused("not an absolute path");
+  if (terminal_safe(path) != path) {
+    return refused("a control character (a newline, a tab, ...) or invalid UTF-8");
+  }
+  std::string out;
+  for (const char c : path) {
+    if (c == ' ' || c == '"' || c == '\'' || c == '\\') {
+      return refused("whitespace, a quote or a backslash, which systemd splits or unquotes on");
+    }
+    if (c == '%' || (c == '$' && setting == UnitSetting::kCommandLine)) out.push_back(c);
+    out.push_back(c);
+  }
+  return out;
+}
+
 Status install_unit(const std::string& unit_dir, const std::string& name, std::string text,
                     const std::string& program, const std::string& wanted_by) {
   if (auto checked = check_name(name, wanted_by); !checked) return checked;
-  auto escaped = escaped_program(program);
+  auto escaped = unit_path_value(program, UnitSetting::kCommandLine);
   if (!escaped) return escaped.error();
   for (size_t at = text.find(kUnitProgramPlaceholder); at != std::string::npos;
        at = text.find(kUnitProgramPlaceholder, at + escaped->size())) {
@@ -100,7 +105,8 @@ Status install_unit(const std::string& unit_dir, const std::string& name, std::s
   fs::create_directories(directory + "/" + wanted_by + ".wants", failure);
   if (failure)
     return make_error(failure.value(), "create " + directory + "/" + wanted_by + ".wants");
-  if (auto written = write_file_atomically(unit_path, text); !written) return written;
+  // systemd reads units as root, but `systemctl cat` and friends as anyone: a unit is public.
+  if (auto written = write_file_atomically(unit_path, text, 0644); !written) return written;
   if (auto linked = replace_symlink(unit_path, wants_link(directory, name, wanted_by)); !linked) {
     return linked;
   }

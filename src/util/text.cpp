@@ -6,6 +6,16 @@
 #include <string>
 
 namespace kdrift {
+namespace {
+
+void append_hex_escape(std::string& out, unsigned char byte) {
+  constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0xf];
+}
+
+}  // namespace
 
 std::string_view trim(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n\v\f";
@@ -130,10 +140,7 @@ std::string quote_value(std::string_view text) {
     if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\') {
       out += c;
     } else {
-      constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
+      append_hex_escape(out, byte);
     }
   }
   out += '"';
@@ -166,6 +173,53 @@ std::optional<std::string> find_colon_field(std::string_view text, std::string_v
     }
   }
   return std::nullopt;
+}
+
+size_t utf8_text_length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[at + i]); };
+  const unsigned char lead = byte(0);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80;   // the bounds of the second byte that keep the form shortest and
+  unsigned char high = 0xbf;  // below the surrogates and U+10FFFF (RFC 3629's table)
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;
+    if (lead == 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (text.size() - at < length || byte(1) < low || byte(1) > high) return 0;
+  // U+0080-U+009F, C2 80 to C2 9F: C1 controls, which some terminals act on as ESC sequences
+  // and HTML counts as parse errors.
+  if (lead == 0xc2 && byte(1) < 0xa0) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xbf) return 0;
+  }
+  return length;
+}
+
+std::string terminal_safe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t at = 0; at < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[at]);
+    const size_t length = utf8_text_length(text, at);
+    if (length > 1 || (length == 1 && byte >= 0x20 && byte != 0x7f)) {
+      out.append(text.substr(at, length));
+      at += length;
+    } else {
+      append_hex_escape(out, byte);
+      ++at;
+    }
+  }
+  return out;
 }
 
 }  // namespace kdrift

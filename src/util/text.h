@@ -42,4 +42,16 @@ std::optional<BracketedChoice> parse_bracketed_choice(std::string_view text);
 // The value of "Key:<spaces>value" lines (/proc/self/status, /proc/meminfo, /proc/cpuinfo).
 std::optional<std::string> find_colon_field(std::string_view text, std::string_view key);
 
+// The length of the well-formed UTF-8 sequence at text[at] (1 for ASCII), or 0 when the bytes
+// there are not one character of text: a stray continuation byte, an overlong form, a surrogate,
+// past U+10FFFF, cut short, or a C1 control (U+0080-U+009F).
+size_t utf8_text_length(std::string_view text, size_t at);
+
+// A value from an input (a snapshot, a rule file, a fio import), made inert for a terminal:
+// every control character (C0, newline and tab included, since a value is one line; DEL; the C1
+// code points U+0080-U+009F) and every byte that is not part of valid UTF-8 shown as \xNN, so
+// a value can neither move the cursor, retitle the window nor start a line that looks like
+// kdrift's own. Other text, non-ASCII letters included, is unchanged.
+std::string terminal_safe(std::string_view text);
+
 }  // namespace kdrift

@@ -43,11 +43,33 @@ TEST(Cli, CaptureWritesAValidSnapshotFile) {
   EXPECT_TRUE(snapshot->contains("kernel"));
 }
 
-TEST(Cli, OutputToADeviceWritesInPlace) {
-  ASSERT_EQ(kdrift("capture -o /dev/null").status, 0);
+// -o names a file kdrift makes; a device is refused before anything is written (stdout is -o -).
+TEST(Cli, OutputToADeviceIsRefusedAndStdoutIsDash) {
+  const KdriftRun refused = kdrift("capture -o /dev/null");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.out.find("/dev/null is a character device"), std::string::npos) << refused.out;
   struct stat st {};
   ASSERT_EQ(stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null must stay a character device";
+  const KdriftRun dash = kdrift("capture -o -");
+  EXPECT_EQ(dash.status, 0);
+  EXPECT_NE(dash.out.find("\"schema\""), std::string::npos);
+}
+
+TEST(Cli, OutputFilesAre0600UnlessModeSaysOtherwise) {
+  testing::TempDir dir;
+  const std::string command = testing::kdrift_binary() + " capture -o " + dir.path();
+  ASSERT_EQ(testing::run_command("umask 000 && " + command + "/default.json").status, 0);
+  ASSERT_EQ(testing::run_command(command + "/shared.json --mode 0640").status, 0);
+  const KdriftRun setuid = kdrift("capture --mode 4755 -o " + dir.path() + "/setuid.json");
+  EXPECT_EQ(setuid.status, 2);
+  EXPECT_NE(setuid.out.find("setuid"), std::string::npos) << setuid.out;
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/setuid.json"));
+  struct stat st {};
+  ASSERT_EQ(stat((dir.path() + "/default.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  ASSERT_EQ(stat((dir.path() + "/shared.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
 }
 
 TEST(Cli, DumpThenCaptureFromArchive) {

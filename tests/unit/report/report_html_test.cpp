@@ -11,6 +11,7 @@
 
 #include "report/svg_chart.h"
 #include "support/fixtures.h"
+#include "support/hostile_text.h"
 
 namespace kdrift {
 namespace {
@@ -124,6 +125,25 @@ TEST(ReportHtml, NothingFromTheReportBecomesMarkupOrAFetch) {
   for (const char* fetching : {"url(", "@import", "<link", "<img", "<iframe", "<object"}) {
     EXPECT_EQ(html.find(fetching), std::string::npos) << fetching;
   }
+}
+
+// Values from a snapshot with markup and terminal escapes: neither becomes a tag nor reaches the
+// page as a control byte (a terminal showing the file, or a browser's view-source).
+TEST(ReportHtml, HostileSnapshotValuesRenderInert) {
+  Json report = sample_report();
+  report["b"]["hostname"] = testing::hostile_value("host");
+  report["findings"][0]["evidence"] = {testing::hostile_value("evidence")};
+  report["findings"][0]["title"] = "<script>alert(1)</script>" + testing::hostile_value("title");
+  const std::string html = render_report_html(report);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(testing::control_bytes(html), std::vector<unsigned>{});
+  // Control characters become U+FFFD; the line break stays, as text.
+  EXPECT_NE(html.find("host\xEF\xBF\xBD]0;pwned\xEF\xBF\xBD\xEF\xBF\xBD[2J\xEF\xBF\xBD\xEF\xBF\xBD"
+                      "31m&lt;img "
+                      "src=x onerror=alert(1)&gt;\n| injected |`x"),
+            std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;title\xEF\xBF\xBD"), std::string::npos);
 }
 
 TEST(ReportHtml, JobsWithoutAComparisonSayWhy) {

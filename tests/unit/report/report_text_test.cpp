@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "support/hostile_text.h"
+#include "util/text.h"
+
 namespace kdrift {
 namespace {
 
@@ -59,7 +62,7 @@ TEST(ReportText, MarkdownEscapesTableCells) {
   EXPECT_EQ(markdown.rfind("# kdrift diff", 0), 0U);
   EXPECT_NE(markdown.find("| job | A IOPS (median/s) |"), std::string::npos);
   EXPECT_NE(markdown.find("**CRITICAL** `iommu.dma-translation`"), std::string::npos);
-  EXPECT_NE(markdown.find("iommu=pt | reboot"), std::string::npos);
+  EXPECT_NE(markdown.find("iommu=pt \\| reboot"), std::string::npos) << "rendered as a |";
 }
 
 TEST(ReportText, EmptyAndOddReportsRender) {
@@ -70,6 +73,73 @@ TEST(ReportText, EmptyAndOddReportsRender) {
       "probe": {"jobs": {}}, "changes": [], "kernel_config": {"groups": 1}})");
   EXPECT_NO_THROW((void)render_report_text(odd, false));
   EXPECT_NO_THROW((void)render_report_markdown(odd));
+}
+
+// Every kind of value the document carries from its inputs: snapshot values (host names,
+// kernels, changed values, object keys), rule text (title, explanation, remedy) and job names.
+Json hostile_report() {
+  using testing::hostile_value;
+  Json report = kReport;
+  report["a"]["hostname"] = hostile_value("host");
+  report["b"]["kernel"] = hostile_value("kernel");
+  Json& finding = report["findings"][0];
+  finding["title"] = hostile_value("title");
+  finding["id"] = hostile_value("id");
+  finding["severity"] = hostile_value("severity");
+  finding["subjects"] = {hostile_value("subject")};
+  finding["evidence"] = {hostile_value("evidence")};
+  finding["explanation"] = hostile_value("why");
+  finding["remedy"] = hostile_value("fix");
+  report["probe"]["jobs"][0]["name"] = hostile_value("job");
+  report["probe"]["jobs"][1]["reason"] = hostile_value("reason");
+  report["changes"][hostile_value("section")] = {
+      {{"path", hostile_value("path")}, {"a", hostile_value("old")}, {"b", "new"}}};
+  report["kernel_config"]["groups"][0]["name"] = hostile_value("group");
+  report["kernel_config"]["other"]["by_prefix"][hostile_value("prefix")] = 1;
+  return report;
+}
+
+TEST(ReportText, ValuesFromInputsCannotDriveTheTerminal) {
+  for (const bool colour : {false, true}) {
+    const std::string text = render_report_text(hostile_report(), colour);
+    std::string without_colour = text;
+    for (const char* code : {"\033[1;31m", "\033[1;33m", "\033[36m", "\033[1m", "\033[0m"}) {
+      for (size_t at = without_colour.find(code); at != std::string::npos;
+           at = without_colour.find(code)) {
+        without_colour.erase(at, std::string_view(code).size());
+      }
+    }
+    EXPECT_EQ(testing::control_bytes(without_colour), std::vector<unsigned>{}) << text;
+    EXPECT_NE(text.find("host\\x1b]0;pwned\\x07\\x1b[2J\\xc2\\x9b31m<img"), std::string::npos);
+    // The value's line break is shown, so nothing it carries starts a line of its own.
+    EXPECT_EQ(text.find("\n| injected"), std::string::npos);
+    EXPECT_NE(text.find("\\x0a| injected |"), std::string::npos);
+  }
+}
+
+TEST(ReportText, MarkdownValuesStayInTheirCellSpanOrLineAndMakeNoHtml) {
+  const std::string markdown = render_report_markdown(hostile_report());
+  EXPECT_EQ(testing::control_bytes(markdown), std::vector<unsigned>{}) << markdown;
+  EXPECT_EQ(markdown.find("<img"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("\n| injected"), std::string::npos) << "no new table row";
+  EXPECT_EQ(markdown.find("\n<"), std::string::npos);
+  EXPECT_NE(markdown.find("&lt;img src=x onerror=alert(1)&gt;\\\\x0a\\| injected \\|\\`x"),
+            std::string::npos)
+      << markdown;
+  // In a code span nothing is escaped by backslash: its backtick becomes a quote instead.
+  EXPECT_NE(markdown.find("`evidence\\x1b]0;pwned\\x07\\x1b[2J\\xc2\\x9b31m&lt;img src=x "
+                          "onerror=alert(1)&gt;\\x0a| injected |'x`"),
+            std::string::npos)
+      << markdown;
+  // Each table row holds exactly its columns: a value's | is escaped.
+  for (size_t at = markdown.find("\n| "); at != std::string::npos;
+       at = markdown.find("\n| ", at + 1)) {
+    const std::string row = markdown.substr(at + 1, markdown.find('\n', at + 1) - at - 1);
+    size_t cells = 0;
+    for (size_t i = 0; i < row.size(); ++i)
+      cells += row[i] == '|' && (i == 0 || row[i - 1] != '\\') ? 1 : 0;
+    EXPECT_EQ(cells, 8u) << row;
+  }
 }
 
 }  // namespace

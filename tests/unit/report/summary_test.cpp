@@ -4,6 +4,7 @@
 
 #include "collect/capture.h"
 #include "support/fixtures.h"
+#include "support/hostile_text.h"
 
 namespace kdrift {
 namespace {
@@ -34,6 +35,23 @@ TEST(Summary, NoColourEscapesWhenNotATerminal) {
 TEST(Summary, EmptySnapshotStillRenders) {
   const std::string text = render_summary(Json::object(), true);
   EXPECT_NE(text.find("Kernel"), std::string::npos);
+}
+
+TEST(Summary, ValuesAndKeysFromTheSnapshotCannotDriveTheTerminal) {
+  using testing::hostile_value;
+  Json snapshot = capture_snapshot(SysRoot(testing::fixture_sysroot("poll-queues-2")));
+  snapshot["kernel"]["release"] = hostile_value("release");
+  snapshot["kernel"]["cmdline"]["raw"] = hostile_value("cmdline");
+  snapshot["iommu"]["units"][hostile_value("unit")] = {{"type", hostile_value("type")}};
+  snapshot["nvme"]["controllers"][hostile_value("nvme9")] = {{"model", hostile_value("model")}};
+  snapshot["block"]["devices"][hostile_value("sdz")] = {{"size_bytes", 1}};
+  snapshot["cpu"]["unavailable"][hostile_value("what")] = hostile_value("why");
+  const std::string text = render_summary(snapshot, false);
+  EXPECT_EQ(testing::control_bytes(text), std::vector<unsigned>{}) << text;
+  for (const char* name : {"release", "cmdline", "unit", "type", "nvme9", "model", "sdz", "why"}) {
+    EXPECT_NE(text.find(std::string(name) + "\\x1b]0;pwned\\x07"), std::string::npos) << name;
+  }
+  EXPECT_EQ(text.find("\n| injected"), std::string::npos);
 }
 
 }  // namespace

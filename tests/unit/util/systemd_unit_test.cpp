@@ -1,6 +1,7 @@
 #include "util/systemd_unit.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -80,6 +81,62 @@ TEST(SystemdUnit, ProgramPathsAreEscapedOrRefusedAsSystemdWouldReadThem) {
   EXPECT_FALSE(install_unit(tmp.path(), "../b.service", kUnit, "/bin/true", "multi-user.target"));
   EXPECT_FALSE(install_unit(tmp.path(), "b.service", kUnit, "/bin/true", "../etc"));
   EXPECT_FALSE(remove_unit(tmp.path(), "../a.service", "multi-user.target"));
+}
+
+TEST(SystemdUnit, PathValuesAreEscapedPerSettingOrRefused) {
+  EXPECT_EQ(unit_path_value("/var/lib/kdrift/bisect", UnitSetting::kCommandLine).value_or(""),
+            "/var/lib/kdrift/bisect");
+  EXPECT_EQ(unit_path_value("/srv/100%/$HOME", UnitSetting::kCommandLine).value_or(""),
+            "/srv/100%%/$$HOME");
+  EXPECT_EQ(unit_path_value("/srv/100%/$HOME", UnitSetting::kOther).value_or(""),
+            "/srv/100%%/$HOME")
+      << "only command lines expand $";
+  EXPECT_EQ(unit_path_value("/srv/état", UnitSetting::kOther).value_or(""), "/srv/état");
+  const std::pair<const char*, const char*> refused[] = {
+      {"/tmp/a\nExecStartPre=/tmp/evil", "control character"},
+      {"/tmp/a\rb", "control character"},
+      {"/tmp/a\tb", "control character"},
+      {"/tmp/a\x1b[2Jb", "control character"},
+      {"/tmp/a\xc2\x85"
+       "b",
+       "control character"},  // U+0085, NEL
+      {"/tmp/\xff", "invalid UTF-8"},
+      {"/tmp/a b", "whitespace"},
+      {"/tmp/a\"b", "quote"},
+      {"/tmp/a'b", "quote"},
+      {"/tmp/a\\nb", "backslash"},
+      {"relative/dir", "not an absolute path"},
+      {"", "not an absolute path"}};
+  for (const auto& [path, why] : refused) {
+    for (const auto setting : {UnitSetting::kCommandLine, UnitSetting::kOther}) {
+      const auto value = unit_path_value(path, setting);
+      ASSERT_FALSE(value.ok()) << path;
+      EXPECT_EQ(value.error().code, EINVAL);
+      EXPECT_NE(value.error().describe().find(why), std::string::npos) << value.error().describe();
+      EXPECT_EQ(value.error().describe().find('\n'), std::string::npos) << "the path is quoted";
+    }
+  }
+}
+
+TEST(SystemdUnit, AProgramWithANewlineIsRefusedAndNoUnitWritten) {
+  const TempDir tmp;
+  const auto installed = install_unit(tmp.path(), "a.service", kUnit,
+                                      "/opt/kdrift\nExecStartPre=/tmp/evil", "multi-user.target");
+  ASSERT_FALSE(installed);
+  EXPECT_NE(installed.error().describe().find("control character"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(tmp.path()));
+}
+
+TEST(SystemdUnit, TheUnitFileIsReadableByAll) {
+  const TempDir tmp;
+  const mode_t saved = ::umask(077);
+  const auto installed =
+      install_unit(tmp.path(), "a.service", kUnit, "/bin/true", "multi-user.target");
+  ::umask(saved);
+  ASSERT_TRUE(installed);
+  EXPECT_EQ(fs::status(tmp.path() + "/a.service").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                fs::perms::others_read);
 }
 
 TEST(SystemdUnit, RunningExecutableIsThisProcessBinary) {

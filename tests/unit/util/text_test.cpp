@@ -33,5 +33,28 @@ TEST(Text, SplitAndFields) {
   EXPECT_FALSE(find_colon_field("Name: bash\n", "Seccomp"));
 }
 
+TEST(Text, TerminalSafeEscapesEveryControlAndInvalidByteAndKeepsText) {
+  EXPECT_EQ(terminal_safe("\x1b]0;pwned\x07\x1b[2J"), "\\x1b]0;pwned\\x07\\x1b[2J");
+  EXPECT_EQ(terminal_safe("a\nb\tc\rd\x7f"), "a\\x0ab\\x09c\\x0dd\\x7f");
+  EXPECT_EQ(terminal_safe(std::string_view("\0x", 2)), "\\x00x");
+  // C1 controls as code points (U+009B is CSI) and as bare bytes (invalid UTF-8).
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "2J \x9b"),
+            "\\xc2\\x9b2J \\x9b");
+  EXPECT_EQ(terminal_safe("\xc2\xa0"), "\xc2\xa0") << "U+00A0 is not a control";
+  EXPECT_EQ(terminal_safe("µs → ms, 日本, 🙂"), "µs → ms, 日本, 🙂");
+  // Overlong, surrogate, beyond U+10FFFF, cut short, stray continuation.
+  EXPECT_EQ(terminal_safe("\xc0\xaf"), "\\xc0\\xaf");
+  EXPECT_EQ(terminal_safe("\xed\xa0\x80"), "\\xed\\xa0\\x80");
+  EXPECT_EQ(terminal_safe("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");
+  EXPECT_EQ(terminal_safe("\xe2\x82"), "\\xe2\\x82");
+  EXPECT_EQ(terminal_safe("\x80"
+                          "a"),
+            "\\x80a");
+  EXPECT_EQ(terminal_safe("plain text / 4k qd16"), "plain text / 4k qd16");
+  const std::string once = terminal_safe("\x1b[31m\n");
+  EXPECT_EQ(terminal_safe(once), once) << "applying it twice changes nothing";
+}
+
 }  // namespace
 }  // namespace kdrift
