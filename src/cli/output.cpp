@@ -6,8 +6,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "util/atomic_file.h"
 #include "util/fatal.h"
@@ -41,15 +39,6 @@ void write_output(const std::string& path, std::string_view content) {
   if (auto status = write_file_atomically(path, content); !status) {
     throw FatalError("cannot write " + path + ": " + status.error().describe());
   }
-}
-
-std::string read_input(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FatalError("cannot open " + path);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw FatalError("cannot read " + path);
-  return content.str();
 }
 
 }  // namespace kdrift
