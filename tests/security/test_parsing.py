@@ -67,20 +67,32 @@ def deep_fio_percentile(directory, depth=500_000):
     return path
 
 
+# toml++ stops inline tables and arrays at 256 levels (hostile.nested_toml_key is refused by
+# it), but builds a table per part of a dotted key or a [table.header] without a limit, and those
+# tables are torn down recursively: 50,000 parts overflowed the stack.
+def dotted_toml_key(depth):
+    return ("a" + ".a" * depth + " = 1\n").encode()
+
+
+def deep_toml_header(depth):
+    return ("[a" + ".a" * depth + "]\nb = 1\n").encode()
+
+
 def deep_rule_dir(directory, depth=50_000):
-    """A --checks directory whose one rule file holds a key nested depth deep."""
+    """A --checks directory whose one rule file holds a dotted key depth parts deep."""
     rules = os.path.join(directory, "deep-rules")
     os.makedirs(rules, exist_ok=True)
     path = os.path.join(rules, "deep.toml")
     with open(path, "wb") as out:
-        out.write(hostile.nested_toml_key(depth))
+        out.write(dotted_toml_key(depth))
     return path
 
 
 def deep_profile(directory, depth=50_000):
+    """A profile whose table header is depth parts deep."""
     path = os.path.join(directory, "deep-profile.toml")
     with open(path, "wb") as out:
-        out.write(hostile.nested_toml_key(depth))
+        out.write(deep_toml_header(depth))
     return path
 
 

@@ -192,10 +192,11 @@ TEST(RuleLoader, AFifoNamedTomlIsRefusedNotWaitedOn) {
 }
 
 TEST(RuleLoader, ARuleNestedTooDeepIsRefusedBeforeTomlParsesIt) {
+  // toml++ builds a table per dotted part, with no limit, and tears them down recursively.
   std::string deep = kMinimal;
-  deep += "\nextra = ";
-  for (int i = 0; i < 50000; ++i) deep += "[";
-  for (int i = 0; i < 50000; ++i) deep += "]";
+  deep += "\nextra";
+  for (int i = 0; i < 50000; ++i) deep += ".a";
+  deep += " = 1\n";
   const auto rule = parse_rule(deep, "deep.toml");
   ASSERT_FALSE(rule.ok());
   EXPECT_NE(rule.error().describe().find("deep.toml:"), std::string::npos);
