@@ -382,8 +382,6 @@ Result<std::vector<Rule>> load_rules(const std::string& directory) {
   if (!rules) return rules.error();
   std::error_code failure;
   std::vector<std::filesystem::path> files;
-  // Any entry named *.toml is read, and refused unless it is a regular file: a FIFO or a device
-  // given that name is an error, never a wait.
   for (const auto& entry : std::filesystem::directory_iterator(directory, failure)) {
     if (entry.path().extension() == ".toml") files.push_back(entry.path());
   }

@@ -81,7 +81,8 @@ Status apply_overrides(Profile& profile, const ProfileOverrides& overrides);
 // against probe/job_validation.h; an error names the file, line, workload and key.
 Result<Profile> parse_profile(std::string_view text, const std::string& name,
                               const std::string& source);
-// A name of a compiled-in profile, or a path to a TOML file (anything with '/' or ".toml").
+// A name of a compiled-in profile, or a path to a TOML file (anything with '/' or ".toml"), read
+// as util/toml_reader.h reads every TOML file: a regular file within its size and depth limits.
 Result<Profile> load_profile(const std::string& name_or_path);
 // Compiled-in profiles: name and description, sorted by name.
 Result<std::vector<Profile>> embedded_profiles();

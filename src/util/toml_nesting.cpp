@@ -141,11 +141,11 @@ class NestingScan {
     }
     if (peek() == '[') {
       advance();
-      return array(depth);
+      return items(']', [&] { return value(depth + 1); });
     }
     if (peek() == '{') {
       advance();
-      return inline_table(depth);
+      return items('}', [&] { return key_value(depth); });
     }
     // Numbers, booleans, dates and times ("1979-05-27 07:32:00" holds a space).
     while (!at_end() && peek() != ',' && peek() != ']' && peek() != '}' && peek() != '#' &&
@@ -155,37 +155,21 @@ class NestingScan {
     return true;
   }
 
-  // After '[': elements one level below the array.
-  bool array(size_t depth) {
+  // After '[' or '{': the items up to closer, each read by item (a value one level below an
+  // array; a key = value pair, its key's parts below an inline table).
+  template <typename Item>
+  bool items(char closer, Item item) {
     for (;;) {
       skip_blank(/*newlines=*/true);
-      if (peek() == ']') {
+      if (peek() == closer) {
         advance();
         return true;
       }
-      if (at_end() || !value(depth + 1)) return false;
+      if (at_end() || !item()) return false;
       skip_blank(/*newlines=*/true);
       if (peek() == ',') {
         advance();
-      } else if (peek() != ']') {
-        return false;
-      }
-    }
-  }
-
-  // After '{': key = value pairs, each key's parts below the table.
-  bool inline_table(size_t depth) {
-    for (;;) {
-      skip_blank(/*newlines=*/true);
-      if (peek() == '}') {
-        advance();
-        return true;
-      }
-      if (at_end() || !key_value(depth)) return false;
-      skip_blank(/*newlines=*/true);
-      if (peek() == ',') {
-        advance();
-      } else if (peek() != '}') {
+      } else if (peek() != closer) {
         return false;
       }
     }

@@ -10,7 +10,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kdrift;
-  auto section = import_fio(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+  auto section =
+      import_fio(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
   if (!section) {
     if (section.error().describe().rfind("fuzz.json", 0) != 0) __builtin_trap();
     return 0;

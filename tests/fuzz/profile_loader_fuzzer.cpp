@@ -11,16 +11,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kdrift;
-  auto profile =
-      parse_profile(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", "fuzz.toml");
+  auto profile = parse_profile(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz",
+                               "fuzz.toml");
   if (!profile) {
     if (profile.error().describe().rfind("fuzz.toml", 0) != 0) __builtin_trap();
     return 0;
   }
   if (!check_file_size(profile->file_size)) __builtin_trap();
   for (const JobSpec& job : profile->jobs()) {
-    const bool within = check_block_size(job.block_size).ok() &&
-                        check_iodepth(job.iodepth).ok() &&
+    const bool within = check_block_size(job.block_size).ok() && check_iodepth(job.iodepth).ok() &&
                         check_batch_submit(job.batch_submit).ok() &&
                         check_batch_complete_min(job.batch_complete_min).ok() &&
                         check_batch_complete_max(job.batch_complete_max).ok() &&

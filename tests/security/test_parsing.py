@@ -27,6 +27,13 @@ def quick_probe(profile, target, *args):
 SMALL_RSS_MIB = 96
 
 
+def minimal_snapshot(directory):
+    path = os.path.join(directory, "good.json")
+    with open(path, "wb") as out:
+        out.write(MINIMAL_SNAPSHOT)
+    return path
+
+
 # --- the hostile inputs (also written out by generate.py) ---------------------------------------
 
 def empty_arrays_gzip(directory, count=20_000_000):
@@ -113,16 +120,10 @@ def hostile_inputs(directory):
 # --- the attacks --------------------------------------------------------------------------------
 
 class SnapshotBombs(hostile.Case):
-    def snapshot(self):
-        path = self.path("good.json")
-        with open(path, "wb") as out:
-            out.write(MINIMAL_SNAPSHOT)
-        return path
-
     def test_gzip_of_twenty_million_empty_arrays_stops_at_the_text_limit(self):
         bomb = empty_arrays_gzip(self.work)
         self.assertLess(os.path.getsize(bomb), 200 << 10)
-        for args in (["check", bomb], ["diff", self.snapshot(), bomb]):
+        for args in (["check", bomb], ["diff", minimal_snapshot(self.work), bomb]):
             run = hostile.run_kdrift(args, timeout=120)
             self.assertRefused(run, bomb, "decompresses to more than", max_rss_mib=SMALL_RSS_MIB)
 
@@ -141,7 +142,7 @@ class SnapshotBombs(hostile.Case):
         # Nobody ever writes the FIFO: reading it would wait forever.
         run = hostile.run_kdrift(["check", fifo], timeout=20)
         self.assertRefused(run, fifo + ": a FIFO, not a regular file", max_rss_mib=SMALL_RSS_MIB)
-        run = hostile.run_kdrift(["diff", self.snapshot(), "/dev/null"], timeout=20)
+        run = hostile.run_kdrift(["diff", minimal_snapshot(self.work), "/dev/null"], timeout=20)
         self.assertRefused(run, "/dev/null: a character device, not a regular file",
                            max_rss_mib=SMALL_RSS_MIB)
 
@@ -154,15 +155,9 @@ class FioImport(hostile.Case):
 
 
 class TomlFiles(hostile.Case):
-    def snapshot(self):
-        path = self.path("good.json")
-        with open(path, "wb") as out:
-            out.write(MINIMAL_SNAPSHOT)
-        return path
-
     def test_a_rule_key_nested_fifty_thousand_deep_is_refused_before_toml_parses_it(self):
         rule = deep_rule_dir(self.work)
-        run = hostile.run_kdrift(["check", self.snapshot(), "--checks", os.path.dirname(rule)])
+        run = hostile.run_kdrift(["check", minimal_snapshot(self.work), "--checks", os.path.dirname(rule)])
         self.assertRefused(run, rule + ":1: nested deeper than 32 levels",
                            max_rss_mib=SMALL_RSS_MIB)
 
@@ -176,7 +171,7 @@ class TomlFiles(hostile.Case):
         rules = self.path("rules")
         os.makedirs(rules)
         fifo = hostile.make_fifo(os.path.join(rules, "x.toml"))
-        run = hostile.run_kdrift(["check", self.snapshot(), "--checks", rules], timeout=20)
+        run = hostile.run_kdrift(["check", minimal_snapshot(self.work), "--checks", rules], timeout=20)
         self.assertRefused(run, fifo + ": a FIFO, not a regular file", max_rss_mib=SMALL_RSS_MIB)
 
 

@@ -195,7 +195,8 @@ TEST(RuleLoader, ARuleNestedTooDeepIsRefusedBeforeTomlParsesIt) {
   // toml++ builds a table per dotted part, with no limit, and tears them down recursively.
   std::string deep = kMinimal;
   deep += "\nextra";
-  for (int i = 0; i < 50000; ++i) deep += ".a";
+  for (int i = 0; i < 50000; ++i)
+    deep += ".a";
   deep += " = 1\n";
   const auto rule = parse_rule(deep, "deep.toml");
   ASSERT_FALSE(rule.ok());

@@ -69,7 +69,8 @@ TEST(FioImport, HostileShapesAreRefusedWhileParsing) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().describe(), "deep.json: nested deeper than 32 levels");
   std::string wide = R"({"jobs": [)";
-  for (int i = 0; i < 1000000; ++i) wide += "[],";
+  for (int i = 0; i < 1000000; ++i)
+    wide += "[],";
   wide += "[]]}";
   refused = import_fio(wide, "wide.json");
   ASSERT_FALSE(refused.ok());

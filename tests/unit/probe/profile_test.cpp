@@ -227,12 +227,15 @@ TEST(Profile, OverridesAreCheckedAsAProfileIsAndTurnOnIoUringModes) {
 
 TEST(Profile, AKeyNestedTooDeepIsRefusedBeforeTomlParsesIt) {
   std::string deep = "a = ";
-  for (int i = 0; i < 50000; ++i) deep += "{ b = ";
+  for (int i = 0; i < 50000; ++i)
+    deep += "{ b = ";
   deep += "1";
-  for (int i = 0; i < 50000; ++i) deep += " }";
+  for (int i = 0; i < 50000; ++i)
+    deep += " }";
   EXPECT_EQ(parse_error(deep + "\n"), "test.toml:1: nested deeper than 32 levels");
   std::string dotted = "a";
-  for (int i = 0; i < 50000; ++i) dotted += ".a";
+  for (int i = 0; i < 50000; ++i)
+    dotted += ".a";
   EXPECT_EQ(parse_error(dotted + " = 1\n"), "test.toml:1: nested deeper than 32 levels");
 }
 

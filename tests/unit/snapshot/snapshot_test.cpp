@@ -16,7 +16,8 @@ const std::string kHead = R"({"schema": "kdrift.snapshot/1", "x": [)";
 std::string empty_arrays(size_t count) {
   std::string text = kHead;
   text.reserve(kHead.size() + 3 * count + 4);
-  for (size_t i = 0; i < count; ++i) text += "[],";
+  for (size_t i = 0; i < count; ++i)
+    text += "[],";
   return text + "[]]}";
 }
 

@@ -15,7 +15,8 @@ std::string scan(const std::string& text) {
 
 std::string repeated(const std::string& part, size_t count) {
   std::string out;
-  for (size_t i = 0; i < count; ++i) out += part;
+  for (size_t i = 0; i < count; ++i)
+    out += part;
   return out;
 }
 
