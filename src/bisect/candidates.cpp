@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "util/input_file.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -148,6 +149,14 @@ Result<std::vector<Candidate>> parse_candidate_list(std::string_view text,
   }
   if (candidates.empty()) return content_error(source + ": no candidate in the list");
   return candidates;
+}
+
+Result<std::vector<Candidate>> read_candidate_list(const std::string& path) {
+  // A line per kernel: even a bisect over every release of a decade is a few tens of KB.
+  constexpr size_t kMaxListBytes = size_t{1} << 20;
+  auto text = read_whole_file(path, kMaxListBytes);
+  if (!text) return text.error();
+  return parse_candidate_list(*text, path);
 }
 
 std::string format_candidate_list(const std::vector<Candidate>& candidates) {

@@ -30,6 +30,9 @@ struct Candidate {
 Result<std::vector<Candidate>> parse_candidate_list(std::string_view text,
                                                     const std::string& source);
 
+// parse_candidate_list on a regular file (or standard input for "-") of at most 1 MiB.
+Result<std::vector<Candidate>> read_candidate_list(const std::string& path);
+
 // The list file format back: parse_candidate_list(format_candidate_list(c)) == c.
 std::string format_candidate_list(const std::vector<Candidate>& candidates);
 

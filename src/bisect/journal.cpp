@@ -6,7 +6,8 @@
 
 #include <cerrno>
 
-#include "util/atomic_file.h"
+#include "util/bounded_json.h"
+#include "util/input_file.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -14,6 +15,9 @@ namespace {
 
 // A bisect writes a few hundred events of well under a kilobyte; far beyond is not a journal.
 constexpr size_t kMaxJournalBytes = size_t{256} << 20;
+// An event is a flat object of a few levels: a start lists the candidates, a samples event a few
+// dozen numbers. Far beyond is not an event kdrift wrote.
+constexpr JsonLimits kEventLimits{.max_depth = 16, .max_values = 100'000};
 
 std::string directory_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -101,13 +105,12 @@ Result<JournalContents> read_journal(const std::string& path) {
       contents.torn_tail = true;
       break;
     }
-    Json event = Json::parse(line, nullptr, false);
-    if (event.is_discarded() || !event.is_object()) {
-      return content_error(
-          path + ":" + std::to_string(line_number) +
-          ": not a journal event (one JSON object per line): " + quote_value(line));
-    }
-    contents.events.push_back(std::move(event));
+    const std::string where = path + ":" + std::to_string(line_number) +
+                              ": not a journal event (one JSON object per line)";
+    auto event = parse_bounded_json(line, where, kEventLimits);
+    if (!event) return event.error();
+    if (!event->is_object()) return content_error(where + ": " + quote_value(line));
+    contents.events.push_back(std::move(*event));
   }
   return contents;
 }

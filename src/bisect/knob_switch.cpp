@@ -8,6 +8,8 @@
 
 #include "snapshot/json_access.h"
 #include "util/atomic_file.h"
+#include "util/bounded_json.h"
+#include "util/input_file.h"
 #include "util/text.h"
 #include "util/unique_fd.h"
 
@@ -17,6 +19,7 @@ namespace {
 constexpr std::string_view kRecordSchema = "kdrift.bisect-knobs.applied/1";
 // A record lists a knob and the scheduler's tunables: a few KB.
 constexpr size_t kMaxRecordBytes = size_t{1} << 20;
+constexpr JsonLimits kRecordLimits{.max_depth = 8, .max_values = 100'000};
 
 // Files a scheduler switch resets besides the elevator's own tunables.
 constexpr std::string_view kResetByScheduler[] = {"nr_requests", "wbt_lat_usec"};
@@ -40,12 +43,9 @@ Json record_json(const std::string& path, const std::string& applied,
 }
 
 Result<std::vector<KnobValue>> parse_record(const std::string& text, const std::string& path) {
-  Json record;
-  try {
-    record = Json::parse(text);
-  } catch (const Json::exception& error) {
-    return content_error(path + ": not JSON (" + error.what() + ")");
-  }
+  auto parsed = parse_bounded_json(text, path, kRecordLimits);
+  if (!parsed) return parsed.error();
+  const Json& record = *parsed;
   if (text_member(record, "schema") != kRecordSchema) {
     return content_error(path + ": not a " + std::string(kRecordSchema) + " record");
   }

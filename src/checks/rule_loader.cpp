@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "util/embedded.h"
 #include "util/toml_reader.h"
@@ -392,11 +390,9 @@ Result<std::vector<Rule>> load_rules(const std::string& directory) {
   std::sort(files.begin(), files.end());
   std::set<std::string> seen;
   for (const auto& file : files) {
-    std::ifstream in(file);
-    if (!in) return make_error(errno, file.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto rule = parse_rule(text.str(), file.string());
+    auto text = read_toml_file(file.string());
+    if (!text) return text.error();
+    auto rule = parse_rule(*text, file.string());
     if (!rule) return rule.error();
     if (!seen.insert(rule->id).second) {
       return make_error(EINVAL, file.string() + ": a second rule with id " + rule->id);

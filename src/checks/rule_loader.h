@@ -16,7 +16,8 @@ Result<Rule> parse_rule(std::string_view text, const std::string& source);
 
 Result<std::vector<Rule>> builtin_rules();
 
-// builtin_rules() plus every *.toml in directory (sorted by name).
+// builtin_rules() plus every *.toml in directory (sorted by name). Each must be a regular file
+// (a FIFO or device with that name is an error, never a wait) within util/toml_reader.h's limits.
 Result<std::vector<Rule>> load_rules(const std::string& directory);
 
 }  // namespace kdrift

@@ -182,7 +182,7 @@ std::vector<Candidate> cmdline_bisect_candidates(const StartArguments& args) {
 std::vector<Candidate> load_candidates(const StartArguments& args) {
   if (args.cmdline) return cmdline_bisect_candidates(args);
   if (!args.candidates_file.empty()) {
-    return must(parse_candidate_list(read_input(args.candidates_file), args.candidates_file));
+    return must(read_candidate_list(args.candidates_file));
   }
   // --kernels-from DIR: DIR is a sysroot whose /boot holds the kernels ("/" for this host).
   return must(candidates_from_boot(SysRoot(args.kernels_from)));

@@ -199,8 +199,8 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
   auto metric = parse_probe_metric(args.metric);
   if (!metric) throw FatalError("bisect knobs: " + metric.error().describe());
   // Input errors before anything is created or restored.
-  const Json good = read_snapshot_file(args.good);
-  const Json bad = read_snapshot_file(args.bad);
+  const Json good = read_snapshot_or_exit(args.good);
+  const Json bad = read_snapshot_or_exit(args.bad);
   const SysRoot root("/");
   const std::string record = state_dir + "/applied.json";
   Json report = {{"metric", args.metric},

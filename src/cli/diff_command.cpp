@@ -27,8 +27,8 @@ void register_diff(CLI::App& app, int& exit_status) {
   args->report.add_options(*command);
   command->callback([args, &exit_status] {
     const auto rules = args->report.rules();
-    Json a = read_snapshot_file(args->a);
-    Json b = read_snapshot_file(args->b);
+    Json a = read_snapshot_or_exit(args->a);
+    Json b = read_snapshot_or_exit(args->b);
     if (args->report.redact) redact_snapshots({&a, &b});
     exit_status = args->report.emit(diff_report({a, args->a}, {b, args->b}, rules));
   });

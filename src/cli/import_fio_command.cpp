@@ -24,7 +24,7 @@ void register_import_fio(CLI::App& app, int& exit_status) {
   command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
   add_mode_option(*command, args->mode);
   command->callback([args, &exit_status] {
-    auto section = import_fio(read_input(args->input), args->input);
+    auto section = import_fio_file(args->input);
     if (!section) throw FatalError(section.error().describe());
     Json document = new_snapshot();
     document["probe"] = *section;

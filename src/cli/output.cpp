@@ -6,8 +6,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "util/atomic_file.h"
 #include "util/fatal.h"
@@ -40,15 +38,6 @@ void write_output(const std::string& path, std::string_view content, mode_t mode
     throw FatalError("cannot write " + path + ": " + status.error().describe() +
                      " (-o - writes to standard output)");
   }
-}
-
-std::string read_input(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FatalError("cannot open " + path);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw FatalError("cannot read " + path);
-  return content.str();
 }
 
 }  // namespace kdrift

@@ -23,7 +23,4 @@ void add_mode_option(CLI::App& command, mode_t& mode);
 void write_output(const std::string& path, std::string_view content,
                   mode_t mode = kDefaultOutputMode);
 
-// Reads a file the user named; failure is fatal (exit 2) with the path and the reason.
-std::string read_input(const std::string& path);
-
 }  // namespace kdrift

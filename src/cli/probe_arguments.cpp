@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 
+#include "probe/job_validation.h"
 #include "util/fatal.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -11,21 +13,44 @@
 namespace kdrift {
 namespace {
 
+// A value of option, or fatal with what the option takes.
+template <typename T>
+T checked(const std::string& option, const std::string& given, Result<T> value) {
+  if (!value) {
+    throw FatalError(option + ": cannot use " + quote_value(given) + ": " +
+                     value.error().describe());
+  }
+  return *value;
+}
+
 template <typename T, typename Parse>
 std::vector<T> parse_list(const std::string& option, const std::string& text, Parse parse) {
   std::vector<T> values;
   for (const auto& item : split(text, ',')) {
-    auto value = parse(std::string(trim(item)));
-    if (!value) throw FatalError(option + ": cannot use " + quote_value(item));
-    values.push_back(*value);
+    const std::string given(trim(item));
+    values.push_back(checked<T>(option, given, parse(given)));
   }
   return values;
 }
 
-std::chrono::microseconds duration_option(const std::string& option, const std::string& text) {
-  auto value = parse_duration(text);
-  if (!value) throw FatalError(option + ": not a duration: " + quote_value(text));
-  return *value;
+Result<uint64_t> size_option(const std::string& text, Result<uint64_t> (*check)(uint64_t)) {
+  auto size = parse_size(text);
+  if (!size) return content_error("not a size (4k, 1m, or a number of bytes)");
+  return check(*size);
+}
+
+Result<std::chrono::microseconds> duration_option(
+    const std::string& text,
+    Result<std::chrono::microseconds> (*check)(std::chrono::microseconds)) {
+  auto duration = parse_duration(text);
+  if (!duration) return content_error("not a duration (500ms, 5s)");
+  return check(*duration);
+}
+
+Result<uint32_t> depth_option(const std::string& text) {
+  auto depth = parse_uint(text);
+  if (!depth || *depth > static_cast<uint64_t>(INT64_MAX)) return content_error("not a number");
+  return check_iodepth(static_cast<int64_t>(*depth));
 }
 
 }  // namespace
@@ -77,67 +102,61 @@ void ProbeArguments::add_override_options(CLI::App& command) {
       ->excludes(cpus_option);
 }
 
-Profile ProbeArguments::resolve_profile() const {
-  auto loaded = load_profile(profile);
-  if (!loaded) throw FatalError(loaded.error().describe());
+ProfileOverrides ProbeArguments::overrides() const {
   ProfileOverrides overrides;
   if (!engines.empty()) {
-    overrides.engines = parse_list<EngineMode>("--engine", engines, [](const std::string& item) {
-      auto mode = EngineMode::parse(item);
-      if (!mode) throw FatalError("--engine: " + mode.error().context);
-      return std::optional<EngineMode>(*mode);
-    });
+    overrides.engines = parse_list<EngineMode>("--engine", engines, EngineMode::parse);
   }
   if (!rw.empty()) {
     overrides.rw = parse_pattern(rw);
     if (!overrides.rw)
       throw FatalError("--rw: expected randread, randwrite, read, write or randrw");
   }
-  if (rwmixread >= 0) {
-    if (rwmixread > 100) throw FatalError("--rwmixread: a percentage, 0 to 100");
-    overrides.rwmixread = static_cast<uint32_t>(rwmixread);
-  }
   if (!block_sizes.empty()) {
     overrides.block_sizes = parse_list<uint64_t>("--bs", block_sizes, [](const std::string& item) {
-      auto size = parse_size(item);
-      return size && *size > 0 && *size % 512 == 0 ? size : std::nullopt;
+      return size_option(item, check_block_size);
     });
   }
-  if (!iodepths.empty()) {
-    overrides.iodepths = parse_list<uint32_t>("--iodepth", iodepths, [](const std::string& item) {
-      auto depth = parse_uint(item);
-      return depth && *depth >= 1 && *depth <= 4096 ? std::optional<uint32_t>(*depth)
-                                                    : std::nullopt;
-    });
-  }
+  if (!iodepths.empty())
+    overrides.iodepths = parse_list<uint32_t>("--iodepth", iodepths, depth_option);
   if (!completion_wait.empty()) {
     overrides.completion_wait = parse_completion_wait(completion_wait);
     if (!overrides.completion_wait) throw FatalError("--completion-wait: sleep or spin");
   }
-  if (!runtime.empty()) overrides.runtime = duration_option("--runtime", runtime);
-  if (!ramp.empty()) overrides.ramp = duration_option("--ramp", ramp);
-  if (!size.empty()) {
-    overrides.file_size = parse_size(size);
-    if (!overrides.file_size || *overrides.file_size < (uint64_t{1} << 20)) {
-      throw FatalError("--size: at least 1m, not " + quote_value(size));
+  if (!runtime.empty()) {
+    overrides.runtime = checked("--runtime", runtime, duration_option(runtime, check_runtime));
+  }
+  if (!ramp.empty()) overrides.ramp = checked("--ramp", ramp, duration_option(ramp, check_ramp));
+  if (!size.empty())
+    overrides.file_size = checked("--size", size, size_option(size, check_file_size));
+  struct CountOption {
+    const char* option;
+    const std::optional<int64_t>& given;
+    std::optional<uint32_t>& field;
+    Result<uint32_t> (*check)(int64_t);
+  };
+  for (const auto& count :
+       {CountOption{"--rwmixread", rwmixread, overrides.rwmixread, check_rwmixread},
+        CountOption{"--batch-submit", batch_submit, overrides.batch_submit, check_batch_submit},
+        CountOption{"--batch-complete-min", batch_complete_min, overrides.batch_complete_min,
+                    check_batch_complete_min},
+        CountOption{"--batch-complete-max", batch_complete_max, overrides.batch_complete_max,
+                    check_batch_complete_max}}) {
+    if (count.given) {
+      count.field = checked(count.option, std::to_string(*count.given), count.check(*count.given));
     }
   }
-  for (const auto& [value, field] :
-       {std::pair{batch_submit, &overrides.batch_submit},
-        std::pair{batch_complete_min, &overrides.batch_complete_min},
-        std::pair{batch_complete_max, &overrides.batch_complete_max}}) {
-    if (value >= 0) *field = static_cast<uint32_t>(value);
-  }
-  Profile resolved = *loaded;
-  apply_overrides(resolved, overrides);
-  for (auto& workload : resolved.workloads) {
-    for (auto& mode : workload.engines) {
-      if (mode.kind != EngineKind::kIoUring) continue;
-      mode.iopoll = mode.iopoll || iopoll;
-      mode.sqpoll = mode.sqpoll || sqpoll;
-      mode.fixedbufs = mode.fixedbufs || fixedbufs;
-      mode.regfiles = mode.regfiles || regfiles;
-    }
+  overrides.uring_modes = {
+      .iopoll = iopoll, .sqpoll = sqpoll, .fixedbufs = fixedbufs, .regfiles = regfiles};
+  return overrides;
+}
+
+Profile ProbeArguments::resolve_profile() const {
+  auto loaded = load_profile(profile);
+  if (!loaded) throw FatalError(loaded.error().describe());
+  Profile resolved = std::move(*loaded);
+  if (auto status = apply_overrides(resolved, overrides()); !status) {
+    throw FatalError(resolved.source + " with the options given: " + status.error().describe());
   }
   return resolved;
 }

@@ -3,7 +3,9 @@
 // and the flags that override its fields.
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,15 +26,15 @@ struct ProbeArguments {
   bool regfiles = false;
   int sqpoll_cpu = -1;
   std::string rw;
-  int rwmixread = -1;
+  std::optional<int64_t> rwmixread;
   std::string block_sizes;
   std::string iodepths;
   std::string runtime;
   std::string ramp;
   std::string size;
-  int batch_submit = -1;
-  int batch_complete_min = -1;
-  int batch_complete_max = -1;
+  std::optional<int64_t> batch_submit;
+  std::optional<int64_t> batch_complete_min;
+  std::optional<int64_t> batch_complete_max;
   std::string completion_wait;
   bool no_capabilities = false;
   bool no_trace = false;
@@ -45,8 +47,12 @@ struct ProbeArguments {
   void add_override_options(CLI::App& command);
 
   // The profile with the overrides applied; usage errors are fatal (exit 2) and name the option.
+  // Values are checked by probe/job_validation.h, as a profile's are.
   Profile resolve_profile() const;
   ProbeOptions resolve_options(const Profile& profile) const;
+
+ private:
+  ProfileOverrides overrides() const;
 };
 
 // Runs the probe, printing a progress line on stderr when it is a terminal. Fatal on what stops

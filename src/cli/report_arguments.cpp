@@ -45,8 +45,8 @@ int ReportArguments::emit(const Json& report) const {
   return report_exit_status(report);
 }
 
-Json read_snapshot_file(const std::string& path) {
-  auto snapshot = read_snapshot_text(read_input(path), path);
+Json read_snapshot_or_exit(const std::string& path) {
+  auto snapshot = read_snapshot_file(path);
   if (!snapshot) throw FatalError(snapshot.error().describe());
   return std::move(*snapshot);
 }
@@ -54,9 +54,9 @@ Json read_snapshot_file(const std::string& path) {
 int check_snapshot_files(const ReportArguments& report, const std::string& snapshot_path,
                          const std::string& baseline_path) {
   const auto rules = report.rules();
-  Json snapshot = read_snapshot_file(snapshot_path);
+  Json snapshot = read_snapshot_or_exit(snapshot_path);
   std::optional<Json> baseline;
-  if (!baseline_path.empty()) baseline = read_snapshot_file(baseline_path);
+  if (!baseline_path.empty()) baseline = read_snapshot_or_exit(baseline_path);
   if (report.redact) redact_snapshots({baseline ? &*baseline : nullptr, &snapshot});
   return report.emit(baseline
                          ? diff_report({*baseline, baseline_path}, {snapshot, snapshot_path}, rules)

@@ -26,7 +26,7 @@ struct ReportArguments {
 };
 
 // A snapshot file (JSON, or gzip'd JSON); unreadable or invalid input is fatal (exit 2).
-Json read_snapshot_file(const std::string& path);
+Json read_snapshot_or_exit(const std::string& path);
 
 // kdrift check: the snapshot file against the rules or, with a baseline file, ranked by what
 // changed since (as kdrift diff BASELINE SNAPSHOT); written as report asks. Returns the exit

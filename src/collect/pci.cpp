@@ -41,7 +41,9 @@ constexpr uint32_t kMassStorageClass = 0x01;
 thread_local std::jmp_buf* t_recovery = nullptr;
 thread_local char t_error[256];
 
-[[noreturn]] void on_libpci_error(char* format, ...) {
+// GNU spelling: libpci's hook type carries __attribute__((noreturn)), which clang counts as part
+// of the function type and matches only with the same spelling.
+__attribute__((noreturn)) void on_libpci_error(char* format, ...) {
   va_list args;
   va_start(args, format);
   std::vsnprintf(t_error, sizeof t_error, format, args);

@@ -18,19 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A stored snapshot is ~30 KB packed; anything far beyond is not one of ours.
-constexpr size_t kMaxBootFileBytes = size_t{64} << 20;
 constexpr size_t kBootIdChars = 8;
 
 BootRecord read_boot(const std::string& path) {
   BootRecord record;
   record.path = path;
-  auto bytes = read_whole_file(path, kMaxBootFileBytes);
-  if (!bytes) {
-    record.error = bytes.error().describe();
-    return record;
-  }
-  auto snapshot = read_snapshot_text(*bytes, path);
+  auto snapshot = read_snapshot_file(path);
   if (!snapshot) {
     record.error = snapshot.error().describe();
     return record;

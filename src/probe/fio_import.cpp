@@ -1,11 +1,22 @@
 #include "probe/fio_import.h"
 
 #include "probe/job.h"
+#include "util/bounded_json.h"
+#include "util/input_file.h"
 #include "util/text.h"
 #include "util/units.h"
 
 namespace kdrift {
 namespace {
+
+// fio's output nests 7 levels (jobs[].read.clat_ns.percentile.N) and each file in
+// tests/fixtures/fio holds 250 values in 6.5 KB; --output-format=json+ adds up to ~1,900
+// latency bins (~30 KB) per job and direction. A million values and 32 MiB admit json+ output
+// of 250 jobs that both read and write, every bin filled; 32 levels is four times fio's depth.
+// A hostile file (a percentile nested 500,000 deep, millions of empty arrays) is refused while
+// parsing, before it can exhaust the stack or the memory of what reads it.
+constexpr size_t kMaxFioOutputBytes = size_t{32} << 20;
+constexpr JsonLimits kFioLimits{.max_depth = 32, .max_values = 1'000'000};
 
 // A job's option: its own "job options" first, then the file's "global options".
 std::string option(const Json& job, const Json& global, const char* key) {
@@ -69,10 +80,10 @@ Json direction(const Json& fio_direction) {
 Result<Json> import_document(std::string_view text, const std::string& source) {
   const auto brace = text.find('{');
   if (brace == std::string_view::npos) return content_error(source + ": no JSON object in it");
-  const Json document = Json::parse(text.substr(brace), nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded() || !document.is_object()) {
-    return content_error(source + ": not valid JSON (truncated fio output?)");
-  }
+  auto parsed = parse_bounded_json(text.substr(brace), source, kFioLimits);
+  if (!parsed) return parsed.error();
+  const Json& document = *parsed;
+  if (!document.is_object()) return content_error(source + ": not a JSON object");
   const auto fio_jobs = document.find("jobs");
   if (fio_jobs == document.end() || !fio_jobs->is_array()) {
     return content_error(source + ": no \"jobs\" array: not fio --output-format=json output");
@@ -133,6 +144,12 @@ Result<Json> import_fio(std::string_view text, const std::string& source) {
     // A field of an unexpected type ("iodepth": [1]) in a hand-edited or foreign file.
     return content_error(source + ": unexpected fio JSON: " + error.what());
   }
+}
+
+Result<Json> import_fio_file(const std::string& path) {
+  auto text = read_whole_file(path, kMaxFioOutputBytes);
+  if (!text) return text.error();
+  return import_fio(*text, path);
 }
 
 }  // namespace kdrift

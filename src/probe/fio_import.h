@@ -11,7 +11,10 @@
 namespace kdrift {
 
 // source names the file in errors. Text before the first '{' (fio prints warnings there) is
-// skipped.
+// skipped. The JSON is bounded while parsing (fio_import.cpp says how and why).
 Result<Json> import_fio(std::string_view text, const std::string& source);
+
+// import_fio on a regular file (or standard input for "-") of at most 32 MiB.
+Result<Json> import_fio_file(const std::string& path);
 
 }  // namespace kdrift

@@ -3,10 +3,9 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "probe/job_validation.h"
 #include "util/embedded.h"
 #include "util/toml_reader.h"
 #include "util/units.h"
@@ -17,33 +16,128 @@ std::span<const EmbeddedText> embedded_profile_texts();
 
 namespace {
 
-constexpr uint32_t kMaxIodepth = 4096;
-
-std::optional<uint64_t> size_of(const toml::node& node) {
-  if (const auto* text = node.as_string()) return parse_size(text->get());
-  if (const auto* number = node.as_integer(); number != nullptr && number->get() > 0) {
-    return static_cast<uint64_t>(number->get());
-  }
-  return std::nullopt;
-}
-
-std::optional<std::chrono::microseconds> duration_of(const toml::node& node) {
-  if (const auto* text = node.as_string()) return parse_duration(text->get());
+// A size as written ("4k", or a number of bytes) within bounds; nullopt when it is not a size.
+template <typename Check>
+Result<uint64_t> size_of(const toml::node& node, Check check) {
+  std::optional<uint64_t> size;
+  if (const auto* text = node.as_string()) size = parse_size(text->get());
   if (const auto* number = node.as_integer(); number != nullptr && number->get() >= 0) {
-    return std::chrono::seconds(number->get());
+    size = static_cast<uint64_t>(number->get());
   }
-  return std::nullopt;
+  if (!size) return content_error("not a size (\"4k\", \"1m\" or a number of bytes)");
+  return check(*size);
 }
 
-std::optional<uint32_t> count_of(const toml::node& node, uint32_t low, uint32_t high) {
+template <typename Check>
+Result<std::chrono::microseconds> duration_of(const toml::node& node, Check check) {
+  std::optional<std::chrono::microseconds> duration;
+  if (const auto* text = node.as_string()) duration = parse_duration(text->get());
+  if (const auto* number = node.as_integer(); number != nullptr && number->get() >= 0) {
+    duration = std::chrono::seconds(number->get());
+  }
+  if (!duration) return content_error("not a duration (\"500ms\", \"5s\" or seconds)");
+  return check(*duration);
+}
+
+template <typename Check>
+Result<uint32_t> count_of(const toml::node& node, Check check) {
   const auto* number = node.as_integer();
-  if (number == nullptr || number->get() < low || number->get() > high) return std::nullopt;
-  return static_cast<uint32_t>(number->get());
+  if (number == nullptr) return content_error("not an integer");
+  return check(number->get());
 }
 
 std::optional<std::string> text_of(const toml::node& node) {
   if (const auto* text = node.as_string()) return text->get();
   return std::nullopt;
+}
+
+// ramp and runtime, in the profile or in one workload (where Field is optional).
+template <typename Field>
+Status read_durations(const TomlReader& reader, const toml::table& table, const std::string& where,
+                      Field* ramp, Field* runtime) {
+  if (const auto* node = table.get("ramp")) {
+    auto value = reader.single<std::chrono::microseconds>(
+        *node, where + "ramp",
+        [](const toml::node& item) { return duration_of(item, check_ramp); });
+    if (!value) return value.error();
+    *ramp = *value;
+  }
+  if (const auto* node = table.get("runtime")) {
+    auto value = reader.single<std::chrono::microseconds>(
+        *node, where + "runtime",
+        [](const toml::node& item) { return duration_of(item, check_runtime); });
+    if (!value) return value.error();
+    *runtime = *value;
+  }
+  return ok_status();
+}
+
+Status read_engines(const TomlReader& reader, const toml::table& table, const std::string& where,
+                    Workload& workload) {
+  auto engine_names = reader.list<std::string>(*table.get("engines"), where + "engines", text_of);
+  if (!engine_names) return engine_names.error();
+  for (const auto& name : *engine_names) {
+    auto mode = EngineMode::parse(name);
+    if (!mode) return reader.error_at(*table.get("engines"), where + mode.error().context);
+    workload.engines.push_back(*mode);
+  }
+  return ok_status();
+}
+
+Status read_pattern(const TomlReader& reader, const toml::table& table, const std::string& where,
+                    Workload& workload) {
+  auto rw = reader.single<Pattern>(*table.get("rw"), where + "rw", [](const toml::node& node) {
+    auto text = text_of(node);
+    return text ? parse_pattern(*text) : std::nullopt;
+  });
+  if (!rw) return rw.error();
+  workload.rw = *rw;
+  if (const auto* node = table.get("completion_wait")) {
+    auto wait = reader.single<CompletionWait>(
+        *node, where + "completion_wait (\"sleep\" or \"spin\")", [](const toml::node& item) {
+          auto text = text_of(item);
+          return text ? parse_completion_wait(*text) : std::nullopt;
+        });
+    if (!wait) return wait.error();
+    workload.completion_wait = *wait;
+  }
+  return ok_status();
+}
+
+// bs, iodepth and the batch counts, each within job_validation.h's bounds.
+Status read_sizes(const TomlReader& reader, const toml::table& table, const std::string& where,
+                  Workload& workload) {
+  auto sizes = reader.list<uint64_t>(*table.get("bs"), where + "bs", [](const toml::node& node) {
+    return size_of(node, check_block_size);
+  });
+  if (!sizes) return sizes.error();
+  workload.block_sizes = *sizes;
+  auto depths =
+      reader.list<uint32_t>(*table.get("iodepth"), where + "iodepth",
+                            [](const toml::node& node) { return count_of(node, check_iodepth); });
+  if (!depths) return depths.error();
+  workload.iodepths = *depths;
+  struct CountField {
+    const char* key;
+    uint32_t* field;
+    Result<uint32_t> (*check)(int64_t);
+  };
+  uint32_t complete_max = 0;
+  for (const auto& [key, field, check] :
+       {CountField{"rwmixread", &workload.rwmixread, check_rwmixread},
+        CountField{"batch_submit", &workload.batch_submit, check_batch_submit},
+        CountField{"batch_complete_min", &workload.batch_complete_min, check_batch_complete_min},
+        CountField{"batch_complete_max", &complete_max, check_batch_complete_max}}) {
+    if (const auto* node = table.get(key)) {
+      auto value = reader.single<uint32_t>(
+          *node, where + key,
+          [check = check](const toml::node& item) { return count_of(item, check); });
+      if (!value) return value.error();
+      *field = *value;
+    }
+  }
+  if (table.contains("batch_complete_max")) workload.batch_complete_max = complete_max;
+  return ok_status();
 }
 
 Result<Workload> parse_workload(const TomlReader& reader, const toml::table& table, size_t index) {
@@ -63,69 +157,15 @@ Result<Workload> parse_workload(const TomlReader& reader, const toml::table& tab
       return reader.error_at(table, where + "missing \"" + required + "\"");
     }
   }
-  auto engine_names = reader.list<std::string>(*table.get("engines"), where + "engines", text_of);
-  if (!engine_names) return engine_names.error();
-  for (const auto& name : *engine_names) {
-    auto mode = EngineMode::parse(name);
-    if (!mode) return reader.error_at(*table.get("engines"), where + mode.error().context);
-    workload.engines.push_back(*mode);
+  for (const auto& read : {read_engines, read_pattern, read_sizes}) {
+    if (auto status = read(reader, table, where, workload); !status) return status.error();
   }
-  auto rw = reader.single<Pattern>(*table.get("rw"), where + "rw", [](const toml::node& node) {
-    auto text = text_of(node);
-    return text ? parse_pattern(*text) : std::nullopt;
-  });
-  if (!rw) return rw.error();
-  workload.rw = *rw;
-  if (const auto* node = table.get("completion_wait")) {
-    auto wait = reader.single<CompletionWait>(
-        *node, where + "completion_wait (\"sleep\" or \"spin\")", [](const toml::node& item) {
-          auto text = text_of(item);
-          return text ? parse_completion_wait(*text) : std::nullopt;
-        });
-    if (!wait) return wait.error();
-    workload.completion_wait = *wait;
+  if (auto status = read_durations(reader, table, where, &workload.ramp, &workload.runtime);
+      !status) {
+    return status.error();
   }
-  auto sizes = reader.list<uint64_t>(*table.get("bs"), where + "bs", [](const toml::node& node) {
-    auto size = size_of(node);
-    return size && *size % 512 == 0 ? size : std::nullopt;  // O_DIRECT needs sector multiples
-  });
-  if (!sizes) return sizes.error();
-  workload.block_sizes = *sizes;
-  auto depths =
-      reader.list<uint32_t>(*table.get("iodepth"), where + "iodepth",
-                            [](const toml::node& node) { return count_of(node, 1, kMaxIodepth); });
-  if (!depths) return depths.error();
-  workload.iodepths = *depths;
-
-  struct CountField {
-    const char* key;
-    uint32_t* field;
-    uint32_t low;
-    uint32_t high;
-  };
-  uint32_t complete_max = 0;
-  for (const auto& count_field :
-       {CountField{"rwmixread", &workload.rwmixread, 0, 100},
-        CountField{"batch_submit", &workload.batch_submit, 0, kMaxIodepth},
-        CountField{"batch_complete_min", &workload.batch_complete_min, 1, kMaxIodepth},
-        CountField{"batch_complete_max", &complete_max, 0, kMaxIodepth}}) {
-    const auto [key, field, low, high] = count_field;
-    if (const auto* node = table.get(key)) {
-      auto value = reader.single<uint32_t>(
-          *node, where + key,
-          [low = low, high = high](const toml::node& item) { return count_of(item, low, high); });
-      if (!value) return value.error();
-      *field = *value;
-    }
-  }
-  if (table.contains("batch_complete_max")) workload.batch_complete_max = complete_max;
-  for (const auto& [key, field] :
-       {std::pair{"ramp", &workload.ramp}, std::pair{"runtime", &workload.runtime}}) {
-    if (const auto* node = table.get(key)) {
-      auto value = reader.single<std::chrono::microseconds>(*node, where + key, duration_of);
-      if (!value) return value.error();
-      *field = *value;
-    }
+  if (auto status = check_workload(workload); !status) {
+    return reader.error_at(table, where + status.error().describe());
   }
   return workload;
 }
@@ -167,7 +207,7 @@ bool Profile::writes() const {
                      [](const Workload& workload) { return pattern_writes(workload.rw); });
 }
 
-void apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
+Status apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
   if (overrides.ramp) profile.ramp = *overrides.ramp;
   if (overrides.runtime) profile.runtime = *overrides.runtime;
   if (overrides.file_size) profile.file_size = *overrides.file_size;
@@ -183,7 +223,18 @@ void apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
     if (overrides.completion_wait) workload.completion_wait = *overrides.completion_wait;
     if (overrides.ramp) workload.ramp = overrides.ramp;
     if (overrides.runtime) workload.runtime = overrides.runtime;
+    for (auto& mode : workload.engines) {
+      if (mode.kind != EngineKind::kIoUring) continue;
+      mode.iopoll = mode.iopoll || overrides.uring_modes.iopoll;
+      mode.sqpoll = mode.sqpoll || overrides.uring_modes.sqpoll;
+      mode.fixedbufs = mode.fixedbufs || overrides.uring_modes.fixedbufs;
+      mode.regfiles = mode.regfiles || overrides.uring_modes.regfiles;
+    }
+    if (auto status = check_workload(workload); !status) {
+      return content_error("workload \"" + workload.name + "\": " + status.error().describe());
+    }
   }
+  return ok_status();
 }
 
 Result<Profile> parse_profile(std::string_view text, const std::string& name,
@@ -202,17 +253,14 @@ Result<Profile> parse_profile(std::string_view text, const std::string& name,
   profile.source = source;
   profile.description = document["description"].value_or(std::string());
   if (const auto* node = document.get("size")) {
-    auto size = reader.single<uint64_t>(*node, "size", size_of);
+    auto size = reader.single<uint64_t>(
+        *node, "size", [](const toml::node& item) { return size_of(item, check_file_size); });
     if (!size) return size.error();
     profile.file_size = *size;
   }
-  for (const auto& [key, field] :
-       {std::pair{"ramp", &profile.ramp}, std::pair{"runtime", &profile.runtime}}) {
-    if (const auto* node = document.get(key)) {
-      auto value = reader.single<std::chrono::microseconds>(*node, key, duration_of);
-      if (!value) return value.error();
-      *field = *value;
-    }
+  if (auto status = read_durations(reader, document, "", &profile.ramp, &profile.runtime);
+      !status) {
+    return status.error();
   }
   if (const auto* node = document.get("precondition")) {
     const auto value = node->value<std::string>();
@@ -262,13 +310,11 @@ Result<Profile> load_profile(const std::string& name_or_path) {
     return make_error(ENOENT, "no profile \"" + name_or_path + "\" (built in: " + known +
                                   "; or give a .toml file)");
   }
-  std::ifstream in(name_or_path);
-  if (!in) return make_error(errno, name_or_path);
-  std::stringstream text;
-  text << in.rdbuf();
+  auto text = read_toml_file(name_or_path);
+  if (!text) return text.error();
   std::string stem = name_or_path.substr(name_or_path.rfind('/') + 1);
   if (stem.ends_with(".toml")) stem.resize(stem.size() - 5);
-  return parse_profile(text.str(), stem, name_or_path);
+  return parse_profile(*text, stem, name_or_path);
 }
 
 Result<std::vector<Profile>> embedded_profiles() {

@@ -47,7 +47,16 @@ struct Profile {
   bool writes() const;
 };
 
-// Command-line values that replace the profile's in every workload.
+// io_uring modes the command line turns on in every io_uring engine of the profile.
+struct UringModes {
+  bool iopoll = false;
+  bool sqpoll = false;
+  bool fixedbufs = false;
+  bool regfiles = false;
+};
+
+// Command-line values that replace the profile's in every workload, each already within
+// probe/job_validation.h's bounds.
 struct ProfileOverrides {
   std::optional<std::vector<EngineMode>> engines;
   std::optional<Pattern> rw;
@@ -61,14 +70,19 @@ struct ProfileOverrides {
   std::optional<std::chrono::microseconds> ramp;
   std::optional<std::chrono::microseconds> runtime;
   std::optional<uint64_t> file_size;
+  UringModes uring_modes;
 };
 
-void apply_overrides(Profile& profile, const ProfileOverrides& overrides);
+// Replaces the fields, then checks each workload as parse_profile does (check_workload): a
+// combination no single value shows is an error naming the workload.
+Status apply_overrides(Profile& profile, const ProfileOverrides& overrides);
 
-// source names the file in error messages ("profiles/quick.toml").
+// source names the file in error messages ("profiles/quick.toml"). Every value is checked
+// against probe/job_validation.h; an error names the file, line, workload and key.
 Result<Profile> parse_profile(std::string_view text, const std::string& name,
                               const std::string& source);
-// A name of a compiled-in profile, or a path to a TOML file (anything with '/' or ".toml").
+// A name of a compiled-in profile, or a path to a TOML file (anything with '/' or ".toml"), read
+// as util/toml_reader.h reads every TOML file: a regular file within its size and depth limits.
 Result<Profile> load_profile(const std::string& name_or_path);
 // Compiled-in profiles: name and description, sorted by name.
 Result<std::vector<Profile>> embedded_profiles();

@@ -2,14 +2,22 @@
 
 #include <ctime>
 
+#include "util/bounded_json.h"
 #include "util/gzip.h"
+#include "util/input_file.h"
 #include "util/version.h"
 
 namespace kdrift {
 
 namespace {
 
-constexpr int kMaxNesting = 64;
+// The largest real snapshot in tests/fixtures/snapshots (intel-lazy) is 1.7 MB of JSON holding
+// 48,000 values, 10 levels deep; a host with twenty times its devices, CPUs and interrupts still
+// fits these. Everything that walks a snapshot recurses once per level, and each value costs
+// 50-100 bytes once built, so the limits also bound the stack and the memory a hostile file can
+// take: 32 MiB of text (after gunzip), a million values, 64 levels.
+constexpr size_t kMaxSnapshotTextBytes = size_t{32} << 20;
+constexpr JsonLimits kSnapshotLimits{.max_depth = 64, .max_values = 1'000'000};
 
 constexpr const char* kSectionNames[] = {"capture",     "kernel", "iommu", "nvme",   "block",
                                          "pci",         "cpu",    "numa",  "sysctl", "memory",
@@ -35,23 +43,9 @@ std::string to_text(const Json& snapshot) {
 }
 
 Result<Json> parse_snapshot(std::string_view text, const std::string& source_name) {
-  Json document;
-  // Everything that walks a snapshot recurses once per level; a hostile file nested a million
-  // deep must be refused here, not overflow the stack later. Real snapshots nest under 12 deep.
-  bool too_deep = false;
-  const auto limit_depth = [&too_deep](int depth, Json::parse_event_t, Json&) {
-    too_deep = too_deep || depth > kMaxNesting;
-    return !too_deep;
-  };
-  try {
-    document = Json::parse(text, limit_depth);
-  } catch (const Json::exception& error) {  // parse_error, and out_of_range for a huge number
-    return content_error(source_name + ": not valid JSON (" + error.what() + ")");
-  }
-  if (too_deep) {
-    return content_error(source_name + ": nested deeper than " + std::to_string(kMaxNesting) +
-                         " levels: not a kdrift snapshot");
-  }
+  auto parsed = parse_bounded_json(text, source_name, kSnapshotLimits);
+  if (!parsed) return parsed.error();
+  const Json& document = *parsed;
   if (!document.is_object()) return content_error(source_name + ": not a JSON object");
   const auto schema = document.find("schema");
   if (schema == document.end() || !schema->is_string()) {
@@ -69,18 +63,25 @@ Result<Json> parse_snapshot(std::string_view text, const std::string& source_nam
                            found->type_name() + ", not an object");
     }
   }
-  return document;
+  return parsed;
 }
 
 Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name) {
   // gzip's magic: snapshots are often kept compressed (a 350 KB capture packs to ~30 KB).
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
-    auto text = gunzip(bytes, source_name);
+    auto text = gunzip(bytes, source_name, kMaxSnapshotTextBytes);
     if (!text) return text.error();
     return parse_snapshot(*text, source_name);
   }
   return parse_snapshot(bytes, source_name);
+}
+
+Result<Json> read_snapshot_file(const std::string& path) {
+  // Packed snapshots are smaller than their text, so the text's limit bounds the file too.
+  auto bytes = read_whole_file(path, kMaxSnapshotTextBytes);
+  if (!bytes) return bytes.error();
+  return read_snapshot_text(*bytes, path);
 }
 
 }  // namespace kdrift

@@ -27,10 +27,15 @@ Json new_snapshot();
 std::string to_text(const Json& snapshot);
 
 // Parses and validates the envelope (object, known schema, every section an object). Errors name
-// the file. Deeper values of the wrong type are read as absent by the code that uses them.
+// the file. Deeper values of the wrong type are read as absent by the code that uses them. More
+// than a million values or 64 levels of nesting is refused while parsing (snapshot.cpp says why).
 Result<Json> parse_snapshot(std::string_view text, const std::string& source_name);
 
-// parse_snapshot on a file's bytes, gunzipped first when they are gzip data.
+// parse_snapshot on a file's bytes, gunzipped first when they are gzip data (inflating stops at
+// 32 MiB, the limit on a snapshot's text).
 Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name);
+
+// read_snapshot_text on a regular file of at most 32 MiB, or standard input for "-".
+Result<Json> read_snapshot_file(const std::string& path);
 
 }  // namespace kdrift

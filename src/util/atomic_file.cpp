@@ -138,19 +138,4 @@ Result<mode_t> parse_file_mode(std::string_view octal) {
   return mode;
 }
 
-Result<std::string> read_whole_file(const std::string& path, size_t max_bytes) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) return make_error(errno, "open " + path);
-  std::string content;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_error(errno, "read " + path);
-    if (n == 0) return content;
-    content.append(buffer, static_cast<size_t>(n));
-    if (content.size() > max_bytes) return make_error(EFBIG, "read " + path);
-  }
-}
-
 }  // namespace kdrift

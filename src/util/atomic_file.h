@@ -1,6 +1,6 @@
 #pragma once
 // The files kdrift keeps itself (bisect journal and state, boot history, applied-knob records):
-// written so that a crash never leaves a torn file, read whole with a size limit.
+// written so that a crash never leaves a torn file (read back through util/input_file.h).
 
 #include <sys/types.h>
 
@@ -25,9 +25,5 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
 // never setuid, setgid or sticky (nothing kdrift writes is a program or a shared directory).
 // An error naming the text otherwise.
 Result<mode_t> parse_file_mode(std::string_view octal);
-
-// The whole file; more than max_bytes is an error (EFBIG), never silently cut. Errors name the
-// path (ENOENT when it does not exist).
-Result<std::string> read_whole_file(const std::string& path, size_t max_bytes);
 
 }  // namespace kdrift

@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+
 namespace kdrift {
 
 Result<std::string> gunzip(std::string_view compressed, const std::string& context,
@@ -14,6 +16,14 @@ Result<std::string> gunzip(std::string_view compressed, const std::string& conte
   stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
   stream.avail_in = static_cast<uInt>(compressed.size());
   std::string out;
+  // The trailer's size (mod 2^32, and the sender's word) reserved, at most max_bytes: growing by
+  // doubling would copy the text and touch up to twice the limit before refusing a bomb.
+  if (compressed.size() >= 4) {
+    const auto* tail =
+        reinterpret_cast<const unsigned char*>(compressed.data() + compressed.size() - 4);
+    const size_t stated = tail[0] | tail[1] << 8 | tail[2] << 16 | size_t{tail[3]} << 24;
+    out.reserve(std::min(stated, max_bytes));
+  }
   char buffer[65536];
   int status = Z_OK;
   while (status == Z_OK) {
@@ -21,12 +31,14 @@ Result<std::string> gunzip(std::string_view compressed, const std::string& conte
     stream.avail_out = sizeof buffer;
     status = inflate(&stream, Z_NO_FLUSH);
     if (status != Z_OK && status != Z_STREAM_END) break;
-    out.append(buffer, sizeof buffer - stream.avail_out);
-    if (out.size() > max_bytes) {
+    // Checked before appending: the text never grows past max_bytes.
+    const size_t produced = sizeof buffer - stream.avail_out;
+    if (out.size() + produced > max_bytes) {
       inflateEnd(&stream);
       return content_error(context + ": decompresses to more than " + std::to_string(max_bytes) +
                            " bytes");
     }
+    out.append(buffer, produced);
     if (status == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) {
       status = Z_BUF_ERROR;  // input ended before the stream did
     }

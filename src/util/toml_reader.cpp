@@ -2,9 +2,20 @@
 
 #include <sstream>
 
+#include "util/input_file.h"
+#include "util/toml_nesting.h"
+
 namespace kdrift {
 
+Result<std::string> read_toml_file(const std::string& path) {
+  return read_whole_file(path, kMaxTomlBytes);
+}
+
 Result<toml::table> TomlReader::parse(std::string_view text) const {
+  if (text.size() > kMaxTomlBytes) return size_limit_error(source_, kMaxTomlBytes);
+  if (auto nesting = check_toml_nesting(text, source_, kMaxTomlDepth); !nesting) {
+    return nesting.error();
+  }
   try {
     return toml::parse(text, source_);
   } catch (const toml::parse_error& problem) {

@@ -1,10 +1,13 @@
 #pragma once
 // Reading TOML data files (profiles/, checks/) with errors that carry "<file>:<line>: <what>",
 // the shape editors and CI logs link to. toml++ throws on syntax errors; parse() turns that into
-// an Error value like every other content problem.
+// an Error value like every other content problem. Rules and profiles are shared between people,
+// so toml++ only sees a document within kMaxTomlBytes and kMaxTomlDepth (util/toml_nesting.h).
 
 #include <toml++/toml.h>
 
+#include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,12 +17,22 @@
 
 namespace kdrift {
 
+// The built-in rules and profiles are 2-3 KB and nest 4 levels; these limits are hundreds of
+// times the size and many times the depth of any real file, and keep toml++ (which stops at 256
+// nested values but recurses per dotted key part and table) far from the end of the stack.
+inline constexpr size_t kMaxTomlBytes = size_t{1} << 20;
+inline constexpr size_t kMaxTomlDepth = 32;
+
+// A TOML file (or standard input for "-") read whole, within kMaxTomlBytes.
+Result<std::string> read_toml_file(const std::string& path);
+
 class TomlReader {
  public:
   explicit TomlReader(std::string source) : source_(std::move(source)) {}
 
   const std::string& source() const { return source_; }
 
+  // Refuses text over kMaxTomlBytes or nested deeper than kMaxTomlDepth before parsing it.
   Result<toml::table> parse(std::string_view text) const;
 
   Error error_at(const toml::node& node, const std::string& what) const;
@@ -28,14 +41,15 @@ class TomlReader {
   Status check_keys(const toml::table& table, const std::set<std::string_view>& allowed,
                     const std::string& where) const;
 
-  // A scalar or a list of scalars, each turned into T by convert (nullopt = invalid).
+  // A scalar or a list of scalars, each turned into T by convert: an std::optional (nullopt =
+  // invalid) or a Result, whose error says what a valid value is.
   template <typename T, typename Convert>
   Result<std::vector<T>> list(const toml::node& node, const std::string& key,
                               Convert convert) const {
     std::vector<T> values;
     auto one = [&](const toml::node& item) -> Status {
       auto value = convert(item);
-      if (!value) return error_at(item, key + ": invalid value " + describe(item));
+      if (!value) return error_at(item, key + ": invalid value " + describe(item) + why(value));
       values.push_back(*value);
       return ok_status();
     };
@@ -62,6 +76,15 @@ class TomlReader {
   static std::string describe(const toml::node& node);
 
  private:
+  template <typename T>
+  static std::string why(const std::optional<T>&) {
+    return "";
+  }
+  template <typename T>
+  static std::string why(const Result<T>& refused) {
+    return ": " + refused.error().describe();
+  }
+
   std::string source_;
 };
 

@@ -1,6 +1,7 @@
 #include "checks/rule_loader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <set>
 
@@ -178,6 +179,29 @@ TEST(RuleLoader, UserDirectoryErrors) {
   const auto twice = load_rules(directory.path());
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.error().describe().find("b.toml: a second rule with id x.y"), std::string::npos);
+}
+
+TEST(RuleLoader, AFifoNamedTomlIsRefusedNotWaitedOn) {
+  const testing::TempDir directory;
+  directory.write("a.toml", kMinimal);
+  const std::string fifo = directory.path() + "/x.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto rules = load_rules(directory.path());
+  ASSERT_FALSE(rules.ok());
+  EXPECT_EQ(rules.error().describe(), fifo + ": a FIFO, not a regular file");
+}
+
+TEST(RuleLoader, ARuleNestedTooDeepIsRefusedBeforeTomlParsesIt) {
+  // toml++ builds a table per dotted part, with no limit, and tears them down recursively.
+  std::string deep = kMinimal;
+  deep += "\nextra";
+  for (int i = 0; i < 50000; ++i)
+    deep += ".a";
+  deep += " = 1\n";
+  const auto rule = parse_rule(deep, "deep.toml");
+  ASSERT_FALSE(rule.ok());
+  EXPECT_NE(rule.error().describe().find("deep.toml:"), std::string::npos);
+  EXPECT_NE(rule.error().describe().find(": nested deeper than 32 levels"), std::string::npos);
 }
 
 }  // namespace

@@ -61,6 +61,22 @@ TEST(FioImport, BadInputIsAnErrorNamingTheFile) {
   }
 }
 
+TEST(FioImport, HostileShapesAreRefusedWhileParsing) {
+  // A percentile nested 500,000 deep once overflowed the stack.
+  const std::string deep = R"({"jobs": [{"read": {"clat_ns": {"percentile": {"99.0": )" +
+                           std::string(500000, '[') + "0" + std::string(500000, ']') + "}}}}]}";
+  auto refused = import_fio(deep, "deep.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().describe(), "deep.json: nested deeper than 32 levels");
+  std::string wide = R"({"jobs": [)";
+  for (int i = 0; i < 1000000; ++i)
+    wide += "[],";
+  wide += "[]]}";
+  refused = import_fio(wide, "wide.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().describe(), "wide.json: more than 1000000 values");
+}
+
 TEST(FioJson, ImportedSectionRendersBackInFioShape) {
   const std::string text = fio_output("zram-io_uring-randread-qd16.json");
   const Json fio = Json::parse(text);

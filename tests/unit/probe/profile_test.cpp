@@ -1,6 +1,7 @@
 #include "probe/profile.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <set>
 
@@ -125,7 +126,7 @@ batch_complete_max = 0
   ProfileOverrides overrides;
   overrides.completion_wait = CompletionWait::kSpin;
   overrides.batch_complete_max = 4;
-  apply_overrides(overridden, overrides);
+  ASSERT_TRUE(apply_overrides(overridden, overrides).ok());
   for (const auto& job : overridden.jobs()) {
     EXPECT_EQ(job.completion_wait, CompletionWait::kSpin) << job.name();
     EXPECT_EQ(job.batch_complete_max, 4u) << job.name();
@@ -141,7 +142,7 @@ TEST(Profile, OverridesReplaceFieldsInEveryWorkload) {
   overrides.engines = std::vector<EngineMode>{*EngineMode::parse("libaio")};
   overrides.iodepths = std::vector<uint32_t>{4};
   overrides.runtime = seconds(3);
-  apply_overrides(*profile, overrides);
+  ASSERT_TRUE(apply_overrides(*profile, overrides).ok());
   for (const auto& job : profile->jobs()) {
     EXPECT_EQ(job.engine.label(), "libaio");
     EXPECT_EQ(job.iodepth, 4u);
@@ -151,7 +152,7 @@ TEST(Profile, OverridesReplaceFieldsInEveryWorkload) {
 
 TEST(Profile, ErrorsNameTheFileLineAndField) {
   EXPECT_NE(parse_error("[[workload]\nname=").find("test.toml:1"), std::string::npos);
-  EXPECT_NE(parse_error("size = \"4k\"\n").find("no [[workload]]"), std::string::npos);
+  EXPECT_NE(parse_error("size = \"4m\"\n").find("no [[workload]]"), std::string::npos);
   const std::string base = "[[workload]]\nengines = [\"io_uring\"]\nrw = \"randread\"\n";
   EXPECT_NE(
       parse_error(base + "bs = \"4k\"\niodepth = 1\ncolour = 1\n").find("unknown key \"colour\""),
@@ -179,6 +180,65 @@ TEST(Profile, ErrorsNameTheFileLineAndField) {
             std::string::npos);
 }
 
+TEST(Profile, EveryValueIsCheckedAgainstTheJobBoundsNamingFileLineAndKey) {
+  const std::string base = "[[workload]]\nengines = [\"io_uring\"]\nrw = \"randread\"\n";
+  // bs = "0" once reached the engines and divided by zero.
+  EXPECT_EQ(parse_error(base + "bs = \"0\"\niodepth = 1\n"),
+            "test.toml:4: workload \"workload1\": bs: invalid value \"0\": a positive multiple of "
+            "512 bytes (the sector size) up to 64m, not 0: Invalid argument");
+  EXPECT_NE(parse_error(base + "bs = [\"4k\", 0]\niodepth = 1\n").find("bs: invalid value 0"),
+            std::string::npos);
+  EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 4097\n").find("from 1 to 4096, not 4097"),
+            std::string::npos);
+  EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\nbatch_complete_min = 0\n")
+                .find("test.toml:6: workload \"workload1\": batch_complete_min"),
+            std::string::npos);
+  EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\nruntime = \"0s\"\n").find("runtime"),
+            std::string::npos);
+  EXPECT_NE(parse_error("size = \"4k\"\n" + base + "bs = \"4k\"\niodepth = 1\n")
+                .find("test.toml:1: size: invalid value \"4k\""),
+            std::string::npos);
+  EXPECT_NE(parse_error("ramp = \"2h\"\n" + base + "bs = \"4k\"\niodepth = 1\n")
+                .find("test.toml:1: ramp"),
+            std::string::npos);
+  EXPECT_NE(parse_error(base + "bs = \"64m\"\niodepth = 4096\n")
+                .find("workload \"workload1\": block size 64m at queue depth 4096"),
+            std::string::npos);
+}
+
+TEST(Profile, OverridesAreCheckedAsAProfileIsAndTurnOnIoUringModes) {
+  Profile profile = parse_ok(
+      "[[workload]]\nname = \"w\"\nengines = [\"io_uring\", \"libaio\"]\nrw = \"randread\"\n"
+      "bs = \"4k\"\niodepth = 1\n");
+  ProfileOverrides modes;
+  modes.uring_modes.sqpoll = true;
+  modes.uring_modes.fixedbufs = true;
+  ASSERT_TRUE(apply_overrides(profile, modes).ok());
+  EXPECT_EQ(profile.workloads[0].engines[0].label(), "io_uring+sqpoll+fixedbufs");
+  EXPECT_EQ(profile.workloads[0].engines[1].label(), "libaio");
+  ProfileOverrides huge;
+  huge.block_sizes = std::vector<uint64_t>{uint64_t{64} << 20};
+  huge.iodepths = std::vector<uint32_t>{4096};
+  const auto refused = apply_overrides(profile, huge);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().describe(),
+            "workload \"w\": block size 64m at queue depth 4096 holds more than 1g of buffers");
+}
+
+TEST(Profile, AKeyNestedTooDeepIsRefusedBeforeTomlParsesIt) {
+  std::string deep = "a = ";
+  for (int i = 0; i < 50000; ++i)
+    deep += "{ b = ";
+  deep += "1";
+  for (int i = 0; i < 50000; ++i)
+    deep += " }";
+  EXPECT_EQ(parse_error(deep + "\n"), "test.toml:1: nested deeper than 32 levels");
+  std::string dotted = "a";
+  for (int i = 0; i < 50000; ++i)
+    dotted += ".a";
+  EXPECT_EQ(parse_error(dotted + " = 1\n"), "test.toml:1: nested deeper than 32 levels");
+}
+
 TEST(Profile, LoadsFromFileAndNamesMissingOnes) {
   testing::TempDir dir;
   dir.write("mine.toml",
@@ -191,6 +251,11 @@ TEST(Profile, LoadsFromFileAndNamesMissingOnes) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().describe().find("quick"), std::string::npos);
   EXPECT_FALSE(load_profile(dir.path() + "/absent.toml").ok());
+  const std::string fifo = dir.path() + "/fifo.toml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto refused = load_profile(fifo);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().describe(), fifo + ": a FIFO, not a regular file");
 }
 
 TEST(EngineMode, LabelsRoundTrip) {

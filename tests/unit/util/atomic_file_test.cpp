@@ -5,12 +5,12 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include <cerrno>
 #include <filesystem>
 #include <iterator>
 #include <string>
 
 #include "support/fixtures.h"
+#include "util/input_file.h"
 #include "util/unique_fd.h"
 
 namespace kdrift {
@@ -32,20 +32,6 @@ TEST(AtomicFile, WrittenThenReadWholeWithNoTemporaryLeft) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
                           std::filesystem::directory_iterator()),
             1);
-}
-
-TEST(AtomicFile, ReadPastTheLimitOrOfAMissingFileIsAnErrorNamingThePath) {
-  const TempDir dir;
-  const std::string path = dir.path() + "/journal.jsonl";
-  ASSERT_TRUE(write_file_atomically(path, std::string(100, 'y')).ok());
-  auto too_big = read_whole_file(path, 99);
-  ASSERT_FALSE(too_big.ok());
-  EXPECT_EQ(too_big.error().code, EFBIG);
-  EXPECT_NE(too_big.error().describe().find(path), std::string::npos);
-  auto missing = read_whole_file(dir.path() + "/none", 100);
-  ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().code, ENOENT);
-  EXPECT_NE(missing.error().describe().find("/none"), std::string::npos);
 }
 
 size_t entries_in(const std::string& directory) {

@@ -1,0 +1,27 @@
+#pragma once
+// JSON that comes from outside (snapshots, fio output, the bisect journal and knob records),
+// parsed with its shape bounded: a depth and a value count checked while the text is read, so a
+// small file that would expand into gigabytes of values, or nest deep enough to exhaust the stack
+// of whatever walks it, is refused before any of it is built.
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+struct JsonLimits {
+  size_t max_depth = 0;   // arrays and objects inside each other; the top level is depth 1
+  size_t max_values = 0;  // every value, containers and scalars alike (object keys not counted)
+};
+
+// The document, or an error naming source: "not valid JSON (...)", "nested deeper than N
+// levels", "more than N values". Trailing text after the document is invalid, as in
+// nlohmann::json::parse.
+Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::string& source,
+                                          const JsonLimits& limits);
+
+}  // namespace kdrift

@@ -1,0 +1,61 @@
+#include "util/input_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "util/unique_fd.h"
+#include "util/units.h"
+
+namespace kdrift {
+namespace {
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Reads to the end even when the file grows after fstat: the limit holds on what is read.
+Result<std::string> read_all(int fd, const std::string& name, size_t max_bytes) {
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(errno, "cannot read " + name);
+    if (n == 0) return content;
+    if (content.size() + static_cast<size_t>(n) > max_bytes)
+      return size_limit_error(name, max_bytes);
+    content.append(buffer, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
+Error size_limit_error(const std::string& source, size_t max_bytes) {
+  return make_error(EFBIG, source + ": over the " + format_size(max_bytes) + " size limit");
+}
+
+Result<std::string> read_whole_file(const std::string& path, size_t max_bytes) {
+  if (path == "-") return read_all(STDIN_FILENO, "standard input", max_bytes);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; the
+  // descriptor is refused below before anything is read from it.
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd) return make_error(errno, "cannot open " + path);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return make_error(errno, "cannot stat " + path);
+  if (!S_ISREG(st.st_mode)) {
+    return content_error(path + ": " + file_kind(st.st_mode) + ", not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) return size_limit_error(path, max_bytes);
+  return read_all(fd.get(), path, max_bytes);
+}
+
+}  // namespace kdrift

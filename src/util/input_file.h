@@ -1,0 +1,22 @@
+#pragma once
+// The one reader of every file kdrift is given or keeps (snapshots, rules, profiles, fio output,
+// candidate lists, the bisect journal and records): opened once without blocking, checked on the
+// descriptor to be a regular file, read whole up to a size limit. A FIFO, a device or a
+// directory named where a file belongs is refused at once rather than read forever.
+
+#include <cstddef>
+#include <string>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+// The whole file, or standard input when path is "-" (limited the same way). More than max_bytes
+// is an error (EFBIG naming the path and the limit), never silently cut; so is anything but a
+// regular file. Errors name the path (ENOENT when it does not exist).
+Result<std::string> read_whole_file(const std::string& path, size_t max_bytes);
+
+// The error read_whole_file gives for input over max_bytes, for readers that are handed text.
+Error size_limit_error(const std::string& source, size_t max_bytes);
+
+}  // namespace kdrift

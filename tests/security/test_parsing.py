@@ -1,0 +1,206 @@
+"""Bounded parsing (issue 16, attacks 6 and 7): every input kdrift reads is a regular file (or
+stdin) within a size limit, JSON is bounded in depth and value count while it is parsed, TOML is
+checked for depth before toml++ recurses through it, and probe parameters are checked once,
+the same way from a profile and from a flag. None of these needs root."""
+
+import gzip
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hostile  # noqa: E402
+
+MINIMAL_SNAPSHOT = b'{"schema": "kdrift.snapshot/1"}\n'
+PROFILE_HEAD = b'[[workload]]\nname = "w"\nengines = ["psync"]\nrw = "randread"\n'
+# What a probe given a bad value would otherwise run: short, small, on a file in the test's
+# directory, without the capability canaries or BPF.
+QUICK_PROBE = {"--runtime": "200ms", "--ramp": "0", "--size": "1m"}
+
+
+def quick_probe(profile, target, *args):
+    """probe arguments: args, and QUICK_PROBE's options that args do not give."""
+    options = [item for option, value in QUICK_PROBE.items() if option not in args
+               for item in (option, value)]
+    return (["probe", "--profile", profile, "--target", target, "--no-capabilities", "--no-trace"]
+            + options + list(args))
+# kdrift reading a small valid snapshot peaks near 15 MiB; a refused bomb must stay near that.
+SMALL_RSS_MIB = 96
+
+
+def minimal_snapshot(directory):
+    path = os.path.join(directory, "good.json")
+    with open(path, "wb") as out:
+        out.write(MINIMAL_SNAPSHOT)
+    return path
+
+
+# --- the hostile inputs (also written out by generate.py) ---------------------------------------
+
+def empty_arrays_gzip(directory, count=20_000_000):
+    """A snapshot whose one value is count empty arrays: 60 MB of JSON in a ~60 KB gzip file."""
+    path = os.path.join(directory, "empty-arrays.json.gz")
+    chunk = b"[]," * 100_000
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(b'{"schema": "kdrift.snapshot/1", "x": [')
+        for _ in range(count // 100_000):
+            out.write(chunk)
+        out.write(b"[]]}\n")
+    return path
+
+
+def empty_arrays_plain(directory, count=2_000_000):
+    """Plain JSON within the size limit holding twice the value limit: refused by count."""
+    path = os.path.join(directory, "empty-arrays.json")
+    with open(path, "wb") as out:
+        out.write(b'{"schema": "kdrift.snapshot/1", "x": [' + b"[]," * count + b"[]]}\n")
+    return path
+
+
+def oversized_snapshot(directory):
+    """A valid snapshot padded past the 32 MiB limit with whitespace."""
+    path = os.path.join(directory, "oversized.json")
+    with open(path, "wb") as out:
+        out.write(MINIMAL_SNAPSHOT[:-2] + b" " * (33 << 20) + b"}\n")
+    return path
+
+
+def deep_fio_percentile(directory, depth=500_000):
+    """fio JSON whose one percentile value is an array nested depth deep."""
+    path = os.path.join(directory, "deep-percentile.fio.json")
+    with open(path, "wb") as out:
+        out.write(b'{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"total_ios": 1, '
+                  b'"clat_ns": {"min": 1, "percentile": {"99.000000": ' + hostile.nested_json(depth) +
+                  b"}}}}]}\n")
+    return path
+
+
+# toml++ stops inline tables and arrays at 256 levels (hostile.nested_toml_key is refused by
+# it), but builds a table per part of a dotted key or a [table.header] without a limit, and those
+# tables are torn down recursively: 50,000 parts overflowed the stack.
+def dotted_toml_key(depth):
+    return ("a" + ".a" * depth + " = 1\n").encode()
+
+
+def deep_toml_header(depth):
+    return ("[a" + ".a" * depth + "]\nb = 1\n").encode()
+
+
+def deep_rule_dir(directory, depth=50_000):
+    """A --checks directory whose one rule file holds a dotted key depth parts deep."""
+    rules = os.path.join(directory, "deep-rules")
+    os.makedirs(rules, exist_ok=True)
+    path = os.path.join(rules, "deep.toml")
+    with open(path, "wb") as out:
+        out.write(dotted_toml_key(depth))
+    return path
+
+
+def deep_profile(directory, depth=50_000):
+    """A profile whose table header is depth parts deep."""
+    path = os.path.join(directory, "deep-profile.toml")
+    with open(path, "wb") as out:
+        out.write(deep_toml_header(depth))
+    return path
+
+
+def zero_block_profile(directory):
+    """bs = "0": the engines once divided by it (SIGFPE)."""
+    path = os.path.join(directory, "bs-zero.toml")
+    with open(path, "wb") as out:
+        out.write(PROFILE_HEAD + b'bs = "0"\niodepth = 1\n')
+    return path
+
+
+def hostile_inputs(directory):
+    return [empty_arrays_gzip(directory), empty_arrays_plain(directory),
+            oversized_snapshot(directory), deep_fio_percentile(directory),
+            deep_rule_dir(directory), deep_profile(directory), zero_block_profile(directory)]
+
+
+# --- the attacks --------------------------------------------------------------------------------
+
+class SnapshotBombs(hostile.Case):
+    def test_gzip_of_twenty_million_empty_arrays_stops_at_the_text_limit(self):
+        bomb = empty_arrays_gzip(self.work)
+        self.assertLess(os.path.getsize(bomb), 200 << 10)
+        for args in (["check", bomb], ["diff", minimal_snapshot(self.work), bomb]):
+            run = hostile.run_kdrift(args, timeout=120)
+            self.assertRefused(run, bomb, "decompresses to more than", max_rss_mib=SMALL_RSS_MIB)
+
+    def test_two_million_values_are_refused_while_parsing(self):
+        bomb = empty_arrays_plain(self.work)
+        run = hostile.run_kdrift(["check", bomb])
+        self.assertRefused(run, bomb, "more than 1000000 values", max_rss_mib=SMALL_RSS_MIB)
+
+    def test_plain_json_over_the_size_limit_is_refused_unread(self):
+        big = oversized_snapshot(self.work)
+        run = hostile.run_kdrift(["check", big])
+        self.assertRefused(run, big, "over the 32m size limit", max_rss_mib=SMALL_RSS_MIB)
+
+    def test_a_fifo_or_a_device_is_no_snapshot(self):
+        fifo = hostile.make_fifo(self.path("snapshot.json"))
+        # Nobody ever writes the FIFO: reading it would wait forever.
+        run = hostile.run_kdrift(["check", fifo], timeout=20)
+        self.assertRefused(run, fifo + ": a FIFO, not a regular file", max_rss_mib=SMALL_RSS_MIB)
+        run = hostile.run_kdrift(["diff", minimal_snapshot(self.work), "/dev/null"], timeout=20)
+        self.assertRefused(run, "/dev/null: a character device, not a regular file",
+                           max_rss_mib=SMALL_RSS_MIB)
+
+
+class FioImport(hostile.Case):
+    def test_a_percentile_nested_half_a_million_deep_is_refused_not_a_crash(self):
+        deep = deep_fio_percentile(self.work)
+        run = hostile.run_kdrift(["import-fio", deep])
+        self.assertRefused(run, deep, "nested deeper than 32 levels", max_rss_mib=SMALL_RSS_MIB)
+
+
+class TomlFiles(hostile.Case):
+    def test_a_rule_key_nested_fifty_thousand_deep_is_refused_before_toml_parses_it(self):
+        rule = deep_rule_dir(self.work)
+        run = hostile.run_kdrift(["check", minimal_snapshot(self.work), "--checks", os.path.dirname(rule)])
+        self.assertRefused(run, rule + ":1: nested deeper than 32 levels",
+                           max_rss_mib=SMALL_RSS_MIB)
+
+    def test_a_profile_key_nested_fifty_thousand_deep_is_refused_before_toml_parses_it(self):
+        profile = deep_profile(self.work)
+        run = hostile.run_kdrift(quick_probe(profile, self.work), timeout=60)
+        self.assertRefused(run, profile + ":1: nested deeper than 32 levels",
+                           max_rss_mib=SMALL_RSS_MIB)
+
+    def test_a_fifo_named_like_a_rule_file_is_refused_not_waited_on(self):
+        rules = self.path("rules")
+        os.makedirs(rules)
+        fifo = hostile.make_fifo(os.path.join(rules, "x.toml"))
+        run = hostile.run_kdrift(["check", minimal_snapshot(self.work), "--checks", rules], timeout=20)
+        self.assertRefused(run, fifo + ": a FIFO, not a regular file", max_rss_mib=SMALL_RSS_MIB)
+
+
+class ProbeParameters(hostile.Case):
+    def probe(self, *args, profile="quick"):
+        return hostile.run_kdrift(quick_probe(profile, self.work, *args), timeout=60)
+
+    def test_a_zero_block_size_in_a_profile_names_the_file_and_key(self):
+        profile = zero_block_profile(self.work)
+        run = self.probe(profile=profile)
+        self.assertRefused(run, profile + ":5:", 'bs: invalid value "0"',
+                           "a positive multiple of 512 bytes", max_rss_mib=SMALL_RSS_MIB)
+
+    def test_flags_are_held_to_the_bounds_a_profile_is(self):
+        refusals = [
+            (["--bs", "0"], '--bs: cannot use "0": a positive multiple of 512 bytes'),
+            (["--iodepth", "0"], '--iodepth: cannot use "0": from 1 to 4096, not 0'),
+            (["--iodepth", "100000"], '--iodepth: cannot use "100000": from 1 to 4096'),
+            # A profile's batch_complete_min is at least 1; the flag once took 0.
+            (["--batch-complete-min", "0"], '--batch-complete-min: cannot use "0": from 1 to 4096'),
+            (["--batch-submit", "-5"], '--batch-submit: cannot use "-5": from 0 to 4096'),
+            (["--runtime", "0s"], '--runtime: cannot use "0s": from 1ms to 3600s'),
+            (["--bs", "64m", "--iodepth", "4096", "--engine", "io_uring"],
+             'workload "randread": block size 64m at queue depth 4096 holds more than 1g'),
+        ]
+        for args, message in refusals:
+            with self.subTest(args=args):
+                self.assertRefused(self.probe(*args), message, max_rss_mib=SMALL_RSS_MIB)
+
+
+if __name__ == "__main__":
+    hostile.main()
