@@ -24,8 +24,7 @@ void register_dump_sysroot(CLI::App& app, int& exit_status) {
   command->add_option("-o,--output", args->output, "The archive to write (FILE.tar.gz)")
       ->required();
   command->callback([args, &exit_status] {
-    const SysrootArgument root(args->root);
-    auto dump = dump_sysroot(root.directory());
+    auto dump = dump_sysroot(sysroot_argument(args->root));
     if (!dump) throw FatalError("dump-sysroot: " + dump.error().describe());
     write_output(args->output, dump->tar_gz);
     exit_status = kExitClean;

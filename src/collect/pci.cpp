@@ -31,6 +31,10 @@ constexpr size_t kHeaderBytes = 64;
 // The standard config space holds the capability list with the PCIe capability. Reading the
 // extended space (to 4096) would cost a config cycle, or a hypervisor trap, per 4 bytes.
 constexpr size_t kStandardConfigBytes = 256;
+// libpci's sysfs directory for any root but the live host: below /dev/null, so that nobody can
+// create it and a read that strayed past the cached config space fails instead of opening a file
+// the root's owner controls (or, for a dump read into memory, one that is not the dump's).
+constexpr std::string_view kNoSysfs = "/dev/null/kdrift-no-sysfs";
 // Base class 0x01: mass storage controllers (SCSI, IDE, RAID, SATA, NVMe, virtio-blk, ...).
 constexpr uint32_t kMassStorageClass = 0x01;
 
@@ -593,7 +597,7 @@ Json collect_pci(const SysRoot& root) {
   }
 
   std::map<std::string, Described> described;
-  LibPci library(root.host_path("/sys/bus/pci").value_or(root.root() + "/sys/bus/pci"));
+  LibPci library(root.live() ? std::string("/sys/bus/pci") : std::string(kNoSysfs));
   for (const auto& [address, entry] : kept) {
     described[address] = describe(root, library, address, entry, classes);
   }
