@@ -1,8 +1,10 @@
 """Dumps and --root: a dump archive is read into memory, never unpacked, within limits; a
 directory root is read below its descriptor, so no symlink (however fast it flips) leads out."""
 
+import contextlib
 import ctypes
 import os
+import select
 import signal
 import stat
 import subprocess
@@ -20,6 +22,21 @@ SECRET = "kdrift_secret_root_only_7f3a"
 PROC = [Member("proc/cmdline", b"quiet\n"), Member("proc/sys/kernel/osrelease", b"6.1.0\n")]
 
 
+# What capture reads below /proc, each read a chance for a flip to land between check and open.
+FLIPPED = ["cmdline", "sys/kernel/osrelease"] + ["sys/" + name.replace(".", "/") for name in (
+    "fs.aio-max-nr", "kernel.dmesg_restrict", "kernel.io_uring_disabled",
+    "kernel.kexec_load_disabled", "kernel.perf_event_paranoid", "kernel.sched_autogroup_enabled",
+    "kernel.unprivileged_bpf_disabled", "vm.dirty_background_ratio", "vm.dirty_ratio",
+    "vm.swappiness", "vm.vfs_cache_pressure")]
+
+
+def write(path, text, mode):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+
+
 def mode_archive(directory, with_dot=True):
     """'./' mode 0777 (when with_dot), a world-writable directory and a setuid-root binary."""
     members = ([Member("./", type=tarfile.DIRTYPE, mode=0o777)] if with_dot else []) + PROC + [
@@ -30,9 +47,10 @@ def mode_archive(directory, with_dot=True):
 
 
 def dot_symlink_archive(directory, target):
-    """Entry '.' is a symlink to another directory: an extractor would then read that one."""
+    """Entry '.' is a symlink to another directory: an extractor makes its temporary directory
+    that symlink, and the capture reads the other directory."""
     return hostile.tar_archive(os.path.join(directory, "dot-symlink.tar.gz"),
-                               [Member(".", type=tarfile.SYMTYPE, linkname=target)] + PROC)
+                               [Member(".", type=tarfile.SYMTYPE, linkname=target)])
 
 
 def huge_member_archive(directory):
@@ -159,42 +177,63 @@ class Dump(hostile.Case):
 
     def test_flipping_symlinks_in_a_directory_root_never_leak(self):
         """A user who owns DIR flips proc/cmdline between a file and a symlink to a root-only
-        file, and proc/sys between a directory and a symlink to a root-only directory."""
-        secret_dir = self.path("root-only")
-        os.makedirs(os.path.join(secret_dir, "kernel"), mode=0o700)
-        for name in ("secret", os.path.join("kernel", "osrelease")):
-            path = os.path.join(secret_dir, name)
-            with open(path, "w") as f:
-                f.write(SECRET + "\n")
-            os.chmod(path, 0o600)
-        root = self.path("root")
-        for member in PROC:
-            os.makedirs(os.path.join(root, os.path.dirname(member.name)), exist_ok=True)
-            with open(os.path.join(root, member.name), "wb") as f:
-                f.write(member.data)
+        file all along, and swaps proc for a symlink to a root-only copy holding the secret the
+        moment inotify says kdrift opened a file in proc/sys/kernel (so after it checked proc)."""
+        secret_dir, root = self.path("root-only"), self.path("root")
+        for name in FLIPPED:
+            write(os.path.join(secret_dir, name), SECRET + "\n", 0o600)
+            write(os.path.join(root, "proc", name), "0\n", 0o644)
+        write(os.path.join(secret_dir, "secret"), SECRET + "\n", 0o600)
+        for base, _, _ in os.walk(secret_dir):
+            os.chmod(base, 0o700)
         proc = os.path.join(root, "proc")
         os.symlink(os.path.join(secret_dir, "secret"), os.path.join(proc, "cmdline.flip"))
-        os.symlink(secret_dir, os.path.join(proc, "sys.flip"))
+        os.symlink(secret_dir, proc + ".flip")
         stop = threading.Event()
 
-        def flip():
+        def flip_cmdline():
             while not stop.is_set():
                 exchange(os.path.join(proc, "cmdline"), os.path.join(proc, "cmdline.flip"))
-                exchange(os.path.join(proc, "sys"), os.path.join(proc, "sys.flip"))
 
-        flipper = threading.Thread(target=flip)
+        flipper = threading.Thread(target=flip_cmdline)
         flipper.start()
-        leaks, runs, deadline = 0, 0, time.monotonic() + 20
+        leaks = []
         try:
-            while runs < 60 and time.monotonic() < deadline:
-                run = self.capture(root)
-                runs += 1
-                self.assertIn(run.status, (0, 1), str(run))
-                leaks += SECRET in run.stdout.decode("utf-8", "replace")
+            with opened_watch(os.path.join(proc, "sys", "kernel")) as watch:
+                for _ in range(20):
+                    leaks += self.capture_swapping(root, proc, watch)
         finally:
             stop.set()
             flipper.join()
-        self.assertEqual(leaks, 0, "the root-only file reached %d of %d snapshots" % (leaks, runs))
+        self.assertEqual(leaks, [], "the root-only files reached the snapshot")
+
+    def capture_swapping(self, root, proc, watch):
+        """One capture of root, proc swapped for its symlink at the first open in the watched
+        directory; the snapshot's lines that hold the secret."""
+        while select.select([watch], [], [], 0)[0]:
+            os.read(watch, 65536)
+        process = subprocess.Popen([hostile.KDRIFT, "capture", "--root", root], env=self.env(),
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        swapped = bool(select.select([watch], [], [], 5)[0]) and exchange(proc, proc + ".flip") == 0
+        out = process.communicate(timeout=60)[0].decode("utf-8", "replace")
+        if swapped:
+            exchange(proc, proc + ".flip")
+        self.assertIn(process.returncode, (0, 1))
+        return [line for line in out.splitlines() if SECRET in line]
+
+
+@contextlib.contextmanager
+def opened_watch(directory):
+    """An inotify descriptor reporting every open in directory."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    in_open = 0x20
+    fd = libc.inotify_init1(os.O_CLOEXEC)
+    if fd < 0 or libc.inotify_add_watch(fd, directory.encode(), in_open) < 0:
+        raise OSError(ctypes.get_errno(), "inotify on " + directory)
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 if __name__ == "__main__":
