@@ -59,6 +59,12 @@ def huge_member_archive(directory):
                                PROC + [Member("boot/huge", size=2 << 30)])
 
 
+def total_bytes_bomb(directory):
+    """Five members of 15 MiB, each within the per-member limit, 75 MiB together."""
+    return hostile.tar_archive(os.path.join(directory, "75MiB.tar.gz"),
+                               [Member("boot/part%d" % i, size=15 << 20) for i in range(5)])
+
+
 def member_count_bomb(directory, count=100_001):
     return hostile.tar_archive(os.path.join(directory, "members.tar.gz"),
                                [Member("m/%06d" % i) for i in range(count)])
@@ -72,7 +78,7 @@ def depth_bomb(directory, depth=100):
 def hostile_inputs(directory):
     return [mode_archive(directory), mode_archive(directory, with_dot=False),
             dot_symlink_archive(directory, "/etc"), huge_member_archive(directory),
-            member_count_bomb(directory), depth_bomb(directory)]
+            total_bytes_bomb(directory), member_count_bomb(directory), depth_bomb(directory)]
 
 
 def exchange(a, b):
@@ -112,7 +118,7 @@ class Dump(hostile.Case):
                 process.send_signal(signal.SIGKILL)
         if process.poll() is None:
             process.kill()
-        process.wait()
+        self.stderr = process.communicate()[1].decode("utf-8", "replace")
         return seen
 
     def assertNothingWritten(self, seen):
@@ -132,8 +138,9 @@ class Dump(hostile.Case):
                 process = self.start(archive)
                 self.assertNothingWritten(self.watch_tmpdir(process))
                 refused = "dot" in archive
-                self.assertEqual(process.returncode, 2 if refused else 0,
-                                 process.stderr.read().decode())
+                self.assertEqual(process.returncode, 2 if refused else 0, self.stderr)
+                if refused:
+                    self.assertIn('member "./"', self.stderr)
 
     def test_sigkill_mid_capture_leaves_nothing_behind(self):
         archive = mode_archive(self.work, with_dot=False)
@@ -157,6 +164,11 @@ class Dump(hostile.Case):
         self.assertLess(os.path.getsize(archive), 4 << 20)
         run = self.capture(archive)
         self.assertRefused(run, "member \"boot/huge\"", "2147483648 bytes", max_rss_mib=64)
+        self.assertEqual(os.listdir(self.tmpdir), [])
+
+    def test_total_bytes_bomb_is_refused_within_its_memory(self):
+        run = self.capture(total_bytes_bomb(self.work))
+        self.assertRefused(run, "member \"boot/part4\"", "past 67108864 bytes", max_rss_mib=128)
         self.assertEqual(os.listdir(self.tmpdir), [])
 
     def test_member_count_bomb_is_refused(self):
