@@ -1,5 +1,7 @@
 #include "util/archive_backend.h"
 
+#include <algorithm>
+
 namespace kdrift {
 namespace {
 
@@ -21,8 +23,11 @@ EntryKind kind_of(Type type) {
 
 Result<const ArchiveTree::Node*> ArchiveBackend::find(const std::string& path) const {
   const auto* node = tree_.find(path);
-  if (node == nullptr) return make_error(ENOENT, path);
-  return node;
+  if (node != nullptr) return node;
+  // As a filesystem answers a name below a file: ENOTDIR, not ENOENT (dumps replay errnos).
+  const auto* parent = tree_.find(path.substr(0, std::max<size_t>(path.rfind('/'), 1)));
+  const bool below_file = parent != nullptr && parent->type != Type::kDirectory;
+  return make_error(below_file ? ENOTDIR : ENOENT, path);
 }
 
 Result<EntryKind> ArchiveBackend::kind(const std::string& path) const {
