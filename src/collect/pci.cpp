@@ -45,7 +45,8 @@ constexpr uint32_t kMassStorageClass = 0x01;
 thread_local std::jmp_buf* t_recovery = nullptr;
 thread_local char t_error[256];
 
-[[noreturn]] void on_libpci_error(char* format, ...) {
+// The GNU spelling: clang makes it part of the function's type, as libpci's error field wants.
+[[gnu::noreturn]] void on_libpci_error(char* format, ...) {
   va_list args;
   va_start(args, format);
   std::vsnprintf(t_error, sizeof t_error, format, args);
