@@ -38,8 +38,7 @@ void register_audit(CLI::App& app, int& exit_status) {
                       "Probe profile to run on the live host (default quick; none to skip)");
   args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
-    const SysrootArgument root(args->root);
-    Json snapshot = capture_snapshot(SysRoot(root.directory()));
+    Json snapshot = capture_snapshot(sysroot_argument(args->root));
     const bool probe = args->probe.profile != "none" && args->root == "/";
     if (probe) {
       const Profile profile = args->probe.resolve_profile();

@@ -33,8 +33,7 @@ void register_capture(CLI::App& app, int& exit_status) {
                       "none by default");
   args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
-    const SysrootArgument root(args->root);
-    Json snapshot = capture_snapshot(SysRoot(root.directory()));
+    Json snapshot = capture_snapshot(sysroot_argument(args->root));
     if (args->probe.profile != "none") {
       if (args->root != "/") throw FatalError("--probe measures the live host; not with --root");
       const Profile profile = args->probe.resolve_profile();

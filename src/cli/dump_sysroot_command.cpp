@@ -26,8 +26,7 @@ void register_dump_sysroot(CLI::App& app, int& exit_status) {
       ->required();
   add_mode_option(*command, args->mode);
   command->callback([args, &exit_status] {
-    const SysrootArgument root(args->root);
-    auto dump = dump_sysroot(root.directory());
+    auto dump = dump_sysroot(sysroot_argument(args->root));
     if (!dump) throw FatalError("dump-sysroot: " + dump.error().describe());
     write_output(args->output, dump->tar_gz, args->mode);
     exit_status = kExitClean;

@@ -1,23 +1,15 @@
 #pragma once
-// --root accepts a directory or a dump-sysroot archive; an archive is unpacked into a private
-// temporary directory that lives as long as this object.
+// --root accepts a directory or a dump-sysroot archive. An archive is read into memory, within
+// kDumpArchiveLimits, and served from there: nothing of it is ever written to disk.
 
 #include <string>
 
+#include "util/sysroot.h"
+
 namespace kdrift {
 
-class SysrootArgument {
- public:
-  explicit SysrootArgument(const std::string& argument);
-  SysrootArgument(const SysrootArgument&) = delete;
-  SysrootArgument& operator=(const SysrootArgument&) = delete;
-  ~SysrootArgument();
-
-  const std::string& directory() const { return directory_; }
-
- private:
-  std::string directory_;
-  std::string unpacked_;  // temporary directory to remove, if the argument was an archive
-};
+// The reader for --root; "/" is the live host. Throws FatalError (exit 2) naming the argument,
+// and the member for a refused archive.
+SysRoot sysroot_argument(const std::string& argument);
 
 }  // namespace kdrift

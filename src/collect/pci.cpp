@@ -31,6 +31,10 @@ constexpr size_t kHeaderBytes = 64;
 // The standard config space holds the capability list with the PCIe capability. Reading the
 // extended space (to 4096) would cost a config cycle, or a hypervisor trap, per 4 bytes.
 constexpr size_t kStandardConfigBytes = 256;
+// libpci's sysfs directory for any root but the live host: below /dev/null, so that nobody can
+// create it and a read that strayed past the cached config space fails instead of opening a file
+// the root's owner controls (or, for a dump read into memory, one that is not the dump's).
+constexpr std::string_view kNoSysfs = "/dev/null/kdrift-no-sysfs";
 // Base class 0x01: mass storage controllers (SCSI, IDE, RAID, SATA, NVMe, virtio-blk, ...).
 constexpr uint32_t kMassStorageClass = 0x01;
 
@@ -41,9 +45,8 @@ constexpr uint32_t kMassStorageClass = 0x01;
 thread_local std::jmp_buf* t_recovery = nullptr;
 thread_local char t_error[256];
 
-// GNU spelling: libpci's hook type carries __attribute__((noreturn)), which clang counts as part
-// of the function type and matches only with the same spelling.
-__attribute__((noreturn)) void on_libpci_error(char* format, ...) {
+// The GNU spelling: clang makes it part of the function's type, as libpci's error field wants.
+[[gnu::noreturn]] void on_libpci_error(char* format, ...) {
   va_list args;
   va_start(args, format);
   std::vsnprintf(t_error, sizeof t_error, format, args);
@@ -595,7 +598,7 @@ Json collect_pci(const SysRoot& root) {
   }
 
   std::map<std::string, Described> described;
-  LibPci library(root.host_path("/sys/bus/pci").value_or(root.root() + "/sys/bus/pci"));
+  LibPci library(root.live() ? std::string("/sys/bus/pci") : std::string(kNoSysfs));
   for (const auto& [address, entry] : kept) {
     described[address] = describe(root, library, address, entry, classes);
   }

@@ -23,8 +23,7 @@ std::string relative(const std::string& path) {
 
 }  // namespace
 
-Result<SysrootDump> dump_sysroot(const std::string& root_directory) {
-  SysRoot root(root_directory);
+Result<SysrootDump> dump_sysroot(SysRoot root) {
   AccessLog log;
   root.record_to(&log);
   SysrootDump dump;

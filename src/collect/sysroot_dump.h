@@ -17,6 +17,7 @@ struct SysrootDump {
   Json snapshot;       // the capture made while recording (also inside the archive)
 };
 
-Result<SysrootDump> dump_sysroot(const std::string& root_directory);
+// A capture of root (which this copy records), and what it read packed as an archive.
+Result<SysrootDump> dump_sysroot(SysRoot root);
 
 }  // namespace kdrift

@@ -1,47 +1,27 @@
 #include "util/sysroot.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "util/access_log.h"
+#include "util/bounded_json.h"
+#include "util/directory_backend.h"
 #include "util/text.h"
 #include "util/unique_fd.h"
 
 namespace kdrift {
 namespace {
 
-EntryKind kind_of_mode(mode_t mode) {
-  if (S_ISLNK(mode)) return EntryKind::kSymlink;
-  if (S_ISDIR(mode)) return EntryKind::kDirectory;
-  if (S_ISREG(mode)) return EntryKind::kFile;
-  return EntryKind::kOther;
-}
-
-std::optional<EntryKind> kind_of_dirent(unsigned char type) {
-  switch (type) {
-    case DT_LNK:
-      return EntryKind::kSymlink;
-    case DT_DIR:
-      return EntryKind::kDirectory;
-    case DT_REG:
-      return EntryKind::kFile;
-    case DT_UNKNOWN:
-      return std::nullopt;
-    default:
-      return EntryKind::kOther;
-  }
-}
-
 // As the kernel's own limit on nested symlinks: beyond this a tree has a loop.
 constexpr int kMaxSymlinkHops = 40;
+
+// {"errors": {path: errno}, "unread": [path]}: a dump of a large host names a few thousand paths.
+constexpr JsonLimits kManifestLimits{/*max_depth=*/4, /*max_values=*/1'000'000};
 
 std::string parent_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -73,14 +53,27 @@ std::string absolute_root(const std::string& root) {
 }  // namespace
 
 SysRoot::SysRoot(const std::string& root) : root_(normalize(absolute_root(root))) {
-  if (!live()) load_manifest();
+  if (live()) {
+    backend_ = DirectoryBackend::host();
+    return;
+  }
+  backend_ = std::make_shared<DirectoryBackend>(root_);
+  load_manifest();
+}
+
+SysRoot::SysRoot(std::string name, std::shared_ptr<const SysRootBackend> backend)
+    : root_(std::move(name)), backend_(std::move(backend)) {
+  load_manifest();
 }
 
 void SysRoot::load_manifest() {
-  std::ifstream in(root_ + "/" + std::string(kDumpManifest));
-  if (!in) return;
-  const auto manifest = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!manifest.is_object()) return;  // a damaged manifest only loses error replay
+  const auto text = backend_->read("/" + std::string(kDumpManifest), kDefaultMaxBytes, false);
+  if (!text) return;
+  // The manifest is as untrusted as the rest of the dump: its shape is two levels deep.
+  const auto parsed = parse_bounded_json(*text, std::string(kDumpManifest), kManifestLimits);
+  if (!parsed) return;  // a damaged manifest only loses error replay
+  const auto& manifest = *parsed;
+  if (!manifest.is_object()) return;
   if (const auto it = manifest.find("errors"); it != manifest.end() && it->is_object()) {
     for (const auto& [path, code] : it->items()) {
       if (code.is_number_integer()) replayed_failures_[path] = code.get<int>();
@@ -93,10 +86,6 @@ void SysRoot::load_manifest() {
       replayed_unread_[parent_of(text)].insert(text.substr(text.rfind('/') + 1));
     }
   }
-}
-
-std::string SysRoot::under_root(const std::string& path) const {
-  return live() ? path : root_ + path;
 }
 
 Error SysRoot::fail(const std::string& path, int code) const {
@@ -120,25 +109,22 @@ Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> 
       continue;
     }
     const std::string candidate = join(resolved, name);
-    struct stat st {};
-    if (::lstat(under_root(candidate).c_str(), &st) != 0) return make_error(errno, context);
+    const auto kind = backend_->kind(candidate);
+    if (!kind) return make_error(kind.error().code, context);
     const bool is_final = pending.empty();
-    if (S_ISLNK(st.st_mode) && (!is_final || follow_last)) {
+    if (*kind == EntryKind::kSymlink && (!is_final || follow_last)) {
       if (++hops > kMaxSymlinkHops) return make_error(ELOOP, context);
-      // Not st_size: procfs and sysfs report every symlink as 0 bytes long.
-      char buffer[4096];
-      const auto length = ::readlink(under_root(candidate).c_str(), buffer, sizeof buffer);
-      if (length < 0) return make_error(errno, context);
-      const std::string target(buffer, static_cast<size_t>(length));
-      if (log_ != nullptr) log_->symlink(candidate, target);
-      if (!target.empty() && target.front() == '/') resolved = "/";
-      auto parts = split(target, '/');
+      const auto target = backend_->link_target(candidate);
+      if (!target) return make_error(target.error().code, context);
+      if (log_ != nullptr) log_->symlink(candidate, *target);
+      if (!target->empty() && target->front() == '/') resolved = "/";
+      auto parts = split(*target, '/');
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
         if (!it->empty() && *it != ".") pending.push_front(std::move(*it));
       }
       continue;
     }
-    if (!is_final && !S_ISDIR(st.st_mode)) return make_error(ENOTDIR, context);
+    if (!is_final && *kind != EntryKind::kDirectory) return make_error(ENOTDIR, context);
     resolved = candidate;
   }
   return resolved;
@@ -172,16 +158,16 @@ Result<std::string> SysRoot::resolve(std::string_view path) const {
 Result<std::string> SysRoot::host_path(std::string_view path) const {
   auto resolved = resolve(path);
   if (!resolved) return resolved.error();
-  return under_root(*resolved);
+  return backend_->host_path(*resolved);
 }
 
 Result<EntryKind> SysRoot::kind(std::string_view path) const {
   auto resolved = resolve_impl(path, /*follow_last=*/false);
   if (!resolved) return resolved.error();
-  struct stat st {};
-  if (::lstat(under_root(*resolved).c_str(), &st) != 0) return make_error(errno, *resolved);
-  if (S_ISLNK(st.st_mode) && log_ != nullptr) record_symlink(*resolved);
-  return kind_of_mode(st.st_mode);
+  auto kind = backend_->kind(*resolved);
+  if (!kind) return make_error(kind.error().code, *resolved);
+  if (*kind == EntryKind::kSymlink && log_ != nullptr) record_symlink(*resolved);
+  return kind;
 }
 
 Result<std::string> SysRoot::link_target(std::string_view path) const {
@@ -189,11 +175,9 @@ Result<std::string> SysRoot::link_target(std::string_view path) const {
   if (const int* code = replayed_failure(path)) return make_error(*code, requested);
   auto resolved = resolve_impl(path, /*follow_last=*/false);
   if (!resolved) return resolved.error();
-  char buffer[4096];
-  const auto length = ::readlink(under_root(*resolved).c_str(), buffer, sizeof buffer);
-  if (length < 0) return fail(requested, errno);
-  std::string target(buffer, static_cast<size_t>(length));
-  if (log_ != nullptr) log_->symlink(*resolved, target);
+  auto target = backend_->link_target(*resolved);
+  if (!target) return fail(requested, target.error().code);
+  if (log_ != nullptr) log_->symlink(*resolved, *target);
   return target;
 }
 
@@ -227,29 +211,14 @@ Result<std::string> SysRoot::read_impl(std::string_view path, size_t max_bytes,
 Result<std::string> SysRoot::read_resolved(const std::string& requested,
                                            const std::string& resolved, size_t max_bytes,
                                            bool head_only) const {
-  UniqueFd fd(::open(under_root(resolved).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (!fd) return fail(requested, errno);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail(requested, errno);
-  if (!S_ISREG(st.st_mode)) return make_error(EINVAL, requested + " is not a regular file");
-  std::string content;
-  char buffer[16384];
-  while (true) {
-    const size_t wanted =
-        head_only ? std::min(sizeof buffer, max_bytes - content.size()) : sizeof buffer;
-    if (wanted == 0) break;
-    const auto got = ::read(fd.get(), buffer, wanted);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return fail(requested, errno);
-    }
-    if (got == 0) break;
-    if (content.size() + static_cast<size_t>(got) > max_bytes) {
-      return fail(requested, EFBIG);
-    }
-    content.append(buffer, static_cast<size_t>(got));
+  auto content = backend_->read(resolved, max_bytes, head_only);
+  if (!content) {
+    const int code = content.error().code;
+    // Not a failure a dump records: the dump holds the directory or symlink itself.
+    if (code == EINVAL) return make_error(EINVAL, requested + " is not a regular file");
+    return fail(requested, code);
   }
-  if (log_ != nullptr) log_->file(resolved, content);
+  if (log_ != nullptr) log_->file(resolved, *content);
   return content;
 }
 
@@ -277,26 +246,12 @@ Result<std::vector<DirEntry>> SysRoot::list_entries(std::string_view path) const
     if (resolved.error().code != ENOENT) return fail(requested, resolved.error().code);
     return resolved.error();
   }
-  const std::string directory = under_root(*resolved);
-  UniqueDir dir(::opendir(directory.c_str()));
-  if (!dir) return fail(requested, errno);
-  std::vector<DirEntry> entries;
-  errno = 0;
-  while (const dirent* entry = ::readdir(dir.get())) {
-    const std::string_view name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    if (!live() && *resolved == "/" && name == kDumpManifest) continue;
-    auto kind = kind_of_dirent(entry->d_type);
-    if (!kind) {
-      // Filesystems without d_type (some overlay and network mounts) need the lstat.
-      struct stat st {};
-      const std::string child = directory + "/" + std::string(name);
-      kind = ::lstat(child.c_str(), &st) == 0 ? kind_of_mode(st.st_mode) : EntryKind::kOther;
-    }
-    entries.push_back({std::string(name), *kind});
-    errno = 0;
+  auto listed = backend_->list(*resolved);
+  if (!listed) return fail(requested, listed.error().code);
+  std::vector<DirEntry> entries = std::move(*listed);
+  if (!live() && *resolved == "/") {
+    std::erase_if(entries, [](const DirEntry& entry) { return entry.name == kDumpManifest; });
   }
-  if (errno != 0) return fail(requested, errno);
   if (const auto unread = replayed_unread_.find(*resolved); unread != replayed_unread_.end()) {
     for (const auto& name : unread->second)
       entries.push_back({name, EntryKind::kFile});
@@ -311,25 +266,19 @@ Result<std::vector<DirEntry>> SysRoot::list_entries(std::string_view path) const
 }
 
 void SysRoot::record_symlink(const std::string& resolved) const {
-  char target[4096];
-  const auto length = ::readlink(under_root(resolved).c_str(), target, sizeof target);
-  if (length >= 0) log_->symlink(resolved, std::string(target, static_cast<size_t>(length)));
+  if (auto target = backend_->link_target(resolved)) log_->symlink(resolved, *target);
 }
 
 void SysRoot::record_listing(const std::string& resolved,
                              const std::vector<DirEntry>& entries) const {
   log_->directory(resolved);
+  // The kinds come from the listing: a name a dump listed without reading it is a file there,
+  // and stays listed (unread) in a dump of that dump.
   for (const auto& entry : entries) {
     const std::string child = join(resolved, entry.name);
-    struct stat st {};
-    if (::lstat(under_root(child).c_str(), &st) != 0) {
-      // A name a dump listed without reading it stays listed in a dump of that dump.
-      log_->listed_file(child);
-      continue;
-    }
-    if (S_ISLNK(st.st_mode)) {
+    if (entry.kind == EntryKind::kSymlink) {
       record_symlink(child);
-    } else if (S_ISDIR(st.st_mode)) {
+    } else if (entry.kind == EntryKind::kDirectory) {
       log_->directory(child);
     } else {
       log_->listed_file(child);

@@ -1,11 +1,14 @@
 #pragma once
 // The one reader for /proc, /sys, /boot and /dev/kmsg. Paths are always written as on the live
 // host ("/sys/block/vda/queue/scheduler"); with a root other than "/" they are looked up below it
-// and symlinks are resolved inside it, as lscpu --sysroot does, so a fixture tree and the live
-// host go through the same code. Every failure comes back as an Error naming the path.
+// and symlinks are resolved inside it, as lscpu --sysroot does, so a fixture tree, a dump archive
+// and the live host go through the same code. Where the files come from is a SysRootBackend
+// (the host, a directory, an archive in memory). Every failure comes back as an Error naming
+// the path.
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,17 +17,11 @@
 #include <vector>
 
 #include "util/result.h"
+#include "util/sysroot_backend.h"
 
 namespace kdrift {
 
 class AccessLog;
-
-enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
-
-struct DirEntry {
-  std::string name;
-  EntryKind kind;
-};
 
 // Name of the manifest a dump carries at its top: errors and unread listings to replay.
 inline constexpr std::string_view kDumpManifest = "kdrift-sysroot.json";
@@ -33,9 +30,12 @@ class SysRoot {
  public:
   static constexpr size_t kDefaultMaxBytes = size_t{8} << 20;
 
-  // "/" is the live host. A dump's manifest, if present at the top of root, is loaded so that the
-  // errors the original host gave are given again.
+  // "/" is the live host; any other directory is read below it (DirectoryBackend). A dump's
+  // manifest, if present at the top of root, is loaded so that the errors the original host gave
+  // are given again.
   explicit SysRoot(const std::string& root = "/");
+  // Files from backend; name is what root() reports (a dump archive's path).
+  SysRoot(std::string name, std::shared_ptr<const SysRootBackend> backend);
 
   const std::string& root() const { return root_; }
   bool live() const { return root_ == "/"; }
@@ -69,7 +69,9 @@ class SysRoot {
   // cpu by cpu, and only its first block is used.
   Result<std::string> read_shared(std::string_view path, size_t head_bytes = 0) const;
 
-  // Path on this machine's filesystem for a library that opens files itself (libpci).
+  // Path on this machine's filesystem for a library that opens files itself (kernel BTF,
+  // knob_switch); an error for a root held in memory. Such a library follows symlinks by
+  // itself, so only for the live host or a tree the user trusts.
   Result<std::string> host_path(std::string_view path) const;
 
   // Everything read from now on is also recorded in log (which must outlive this reader).
@@ -85,7 +87,6 @@ class SysRoot {
   Result<std::string> resolve_impl(std::string_view path, bool follow_last) const;
   Result<std::string> walk(std::string resolved, std::deque<std::string> pending, bool follow_last,
                            const std::string& context) const;
-  std::string under_root(const std::string& path) const;
   Result<std::string> read_impl(std::string_view path, size_t max_bytes, bool head_only) const;
   Result<std::string> read_resolved(const std::string& path, const std::string& resolved,
                                     size_t max_bytes, bool head_only) const;
@@ -96,6 +97,7 @@ class SysRoot {
   void load_manifest();
 
   std::string root_;
+  std::shared_ptr<const SysRootBackend> backend_;
   AccessLog* log_ = nullptr;
   std::map<std::string, int> replayed_failures_;
   std::map<std::string, std::set<std::string>> replayed_unread_;  // directory -> names

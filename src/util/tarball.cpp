@@ -2,7 +2,6 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <sys/stat.h>
 
 #include <ctime>
 #include <memory>
@@ -74,56 +73,6 @@ Result<std::string> make_tar_gz(const std::vector<TarMember>& members) {
     return archive_failure(writer.get(), "finish archive");
   }
   return bytes;
-}
-
-Status extract_tar_gz(const std::string& archive_path, const std::string& destination) {
-  ArchivePtr reader(archive_read_new());
-  archive_read_support_filter_gzip(reader.get());
-  archive_read_support_format_tar(reader.get());
-  ArchivePtr disk(archive_write_disk_new());
-  archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-                                                 ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                                                 ARCHIVE_EXTRACT_PERM);
-  if (archive_read_open_filename(reader.get(), archive_path.c_str(), 65536) != ARCHIVE_OK) {
-    return archive_failure(reader.get(), archive_path);
-  }
-  while (true) {
-    archive_entry* entry = nullptr;
-    const int status = archive_read_next_header(reader.get(), &entry);
-    if (status == ARCHIVE_EOF) break;
-    if (status != ARCHIVE_OK) return archive_failure(reader.get(), archive_path);
-    const std::string name = archive_entry_pathname(entry);
-    // Checked here because the destination prefix makes every path absolute for libarchive.
-    if (name.empty() || name.front() == '/') {
-      return make_error(EINVAL, archive_path + ": member \"" + name + "\" has an absolute path");
-    }
-    const auto type = archive_entry_filetype(entry);
-    if ((type != AE_IFREG && type != AE_IFDIR && type != AE_IFLNK) ||
-        archive_entry_hardlink(entry) != nullptr) {
-      return make_error(
-          EINVAL, archive_path + ": member \"" + name + "\" is not a file, directory or symlink");
-    }
-    const std::string target = destination + "/" + name;
-    archive_entry_set_pathname(entry, target.c_str());
-    if (archive_write_header(disk.get(), entry) != ARCHIVE_OK) {
-      return archive_failure(disk.get(), archive_path + ": unpack " + target);
-    }
-    const void* block = nullptr;
-    size_t size = 0;
-    la_int64_t offset = 0;
-    int data_status = ARCHIVE_OK;
-    while ((data_status = archive_read_data_block(reader.get(), &block, &size, &offset)) ==
-           ARCHIVE_OK) {
-      if (archive_write_data_block(disk.get(), block, size, offset) != ARCHIVE_OK) {
-        return archive_failure(disk.get(), archive_path + ": write " + target);
-      }
-    }
-    if (data_status != ARCHIVE_EOF) return archive_failure(reader.get(), archive_path);
-    if (archive_write_finish_entry(disk.get()) != ARCHIVE_OK) {
-      return archive_failure(disk.get(), archive_path + ": finish " + target);
-    }
-  }
-  return ok_status();
 }
 
 }  // namespace kdrift

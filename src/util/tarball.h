@@ -1,5 +1,6 @@
 #pragma once
-// gzip'd tar archives through libarchive: dump-sysroot writes them, --root and tests unpack them.
+// gzip'd tar archives through libarchive: dump-sysroot writes them. Nothing here unpacks one:
+// --root reads an archive into memory (archive_tree.h).
 
 #include <string>
 #include <vector>
@@ -16,9 +17,5 @@ struct TarMember {
 };
 
 Result<std::string> make_tar_gz(const std::vector<TarMember>& members);
-
-// Unpacks archive_path below destination, refusing absolute paths, ".." and writes through
-// symlinks, so a hostile dump cannot touch anything outside destination.
-Status extract_tar_gz(const std::string& archive_path, const std::string& destination);
 
 }  // namespace kdrift

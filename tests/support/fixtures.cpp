@@ -10,7 +10,8 @@
 #include <memory>
 #include <sstream>
 
-#include "util/tarball.h"
+#include "util/archive_backend.h"
+#include "util/archive_tree.h"
 
 namespace fs = std::filesystem;
 
@@ -68,18 +69,40 @@ std::string kdrift_binary() {
   return binary != nullptr ? binary : KDRIFT_TEST_BINARY;
 }
 
-std::string fixture_sysroot(std::string_view name) {
-  static std::map<std::string, std::unique_ptr<TempDir>, std::less<>> unpacked;
-  if (const auto it = unpacked.find(name); it != unpacked.end()) return it->second->path();
-  auto dir = std::make_unique<TempDir>();
-  const std::string archive =
-      source_dir() + "/tests/fixtures/sysroots/" + std::string(name) + ".tar.gz";
-  if (auto status = extract_tar_gz(archive, dir->path()); !status) {
-    throw std::runtime_error("cannot unpack " + archive + ": " + status.error().describe());
+std::string fixture_archive(std::string_view name) {
+  return source_dir() + "/tests/fixtures/sysroots/" + std::string(name) + ".tar.gz";
+}
+
+SysRoot fixture_sysroot(std::string_view name) {
+  static std::map<std::string, SysRoot, std::less<>> read;
+  if (const auto it = read.find(name); it != read.end()) return it->second;
+  const std::string archive = fixture_archive(name);
+  auto tree = ArchiveTree::read_file(archive);
+  if (!tree) throw std::runtime_error("cannot read " + archive + ": " + tree.error().describe());
+  SysRoot root(archive, std::make_shared<ArchiveBackend>(std::move(*tree)));
+  return read.emplace(std::string(name), std::move(root)).first->second;
+}
+
+void unpack_archive(const std::string& archive, const std::string& directory) {
+  auto tree = ArchiveTree::read_file(archive);
+  if (!tree) throw std::runtime_error("cannot read " + archive + ": " + tree.error().describe());
+  fs::create_directories(directory);
+  for (const auto& [path, node] : tree->nodes()) {
+    const fs::path target = fs::path(directory) / path.substr(1);
+    switch (node.type) {
+      case ArchiveTree::Node::Type::kDirectory:
+        fs::create_directories(target);
+        break;
+      case ArchiveTree::Node::Type::kSymlink:
+        fs::create_directories(target.parent_path());
+        fs::create_symlink(node.data, target);
+        break;
+      case ArchiveTree::Node::Type::kFile:
+        fs::create_directories(target.parent_path());
+        std::ofstream(target, std::ios::binary | std::ios::trunc) << node.data;
+        break;
+    }
   }
-  const std::string path = dir->path();
-  unpacked.emplace(std::string(name), std::move(dir));
-  return path;
 }
 
 std::vector<std::string> fixture_sysroot_names() {

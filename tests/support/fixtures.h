@@ -1,10 +1,12 @@
 #pragma once
-// Test helpers: temporary sysroot trees built file by file, and the committed dump fixtures
-// unpacked on demand.
+// Test helpers: temporary sysroot trees built file by file, and the committed dump fixtures read
+// as --root reads them (into memory) or, for tests that need files to damage, unpacked.
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "util/sysroot.h"
 
 namespace kdrift::testing {
 
@@ -32,8 +34,12 @@ std::string read_bytes(const std::string& path);
 std::string source_dir();
 // Path of the kdrift binary under test (set by ctest).
 std::string kdrift_binary();
-// Unpacks tests/fixtures/sysroots/<name>.tar.gz once per process; returns the directory.
-std::string fixture_sysroot(std::string_view name);
+// tests/fixtures/sysroots/<name>.tar.gz read into memory (once per process), as --root does.
+SysRoot fixture_sysroot(std::string_view name);
+std::string fixture_archive(std::string_view name);
+// Writes the archive's tree below directory (created if missing): test-only, since kdrift itself
+// never unpacks a dump. The archive is read with ArchiveTree, so its refusals apply here too.
+void unpack_archive(const std::string& archive, const std::string& directory);
 // Names of every committed sysroot fixture (without .tar.gz), sorted.
 std::vector<std::string> fixture_sysroot_names();
 

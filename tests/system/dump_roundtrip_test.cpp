@@ -7,22 +7,29 @@
 #include "collect/sysroot_dump.h"
 #include "support/fixtures.h"
 #include "support/snapshot_compare.h"
+#include "util/archive_backend.h"
 #include "util/atomic_file.h"
-#include "util/tarball.h"
 
 namespace kdrift {
 namespace {
 
 TEST(LiveDump, ReplayEqualsLiveCaptureForEveryFileDerivedField) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root: unprivileged reads differ (dmesg, config)";
-  auto dump = dump_sysroot("/");
+  auto dump = dump_sysroot(SysRoot("/"));
   ASSERT_TRUE(dump.ok()) << dump.error().describe();
   testing::TempDir work;
-  ASSERT_TRUE(write_file_atomically(work.path() + "/live.tar.gz", dump->tar_gz).ok());
-  ASSERT_TRUE(extract_tar_gz(work.path() + "/live.tar.gz", work.path() + "/root").ok());
-  const Json replayed = capture_snapshot(SysRoot(work.path() + "/root"));
-  EXPECT_EQ(testing::file_derived(replayed).dump(1), testing::file_derived(dump->snapshot).dump(1));
-  EXPECT_EQ(replayed["capture"]["live"], false);
+  const std::string archive = work.path() + "/live.tar.gz";
+  ASSERT_TRUE(write_file_atomically(archive, dump->tar_gz).ok());
+  auto tree = ArchiveTree::read_file(archive);
+  ASSERT_TRUE(tree.ok()) << tree.error().describe();
+  const Json in_memory =
+      capture_snapshot(SysRoot(archive, std::make_shared<ArchiveBackend>(std::move(*tree))));
+  testing::unpack_archive(archive, work.path() + "/root");
+  const Json unpacked = capture_snapshot(SysRoot(work.path() + "/root"));
+  const std::string expected = testing::file_derived(dump->snapshot).dump(1);
+  EXPECT_EQ(testing::file_derived(in_memory).dump(1), expected);
+  EXPECT_EQ(testing::file_derived(unpacked).dump(1), expected);
+  EXPECT_EQ(in_memory["capture"]["live"], false);
   EXPECT_EQ(dump->snapshot["capture"]["live"], true);
 }
 

@@ -10,7 +10,6 @@
 
 #include "collect/capture.h"
 #include "support/fixtures.h"
-#include "util/tarball.h"
 
 namespace fs = std::filesystem;
 
@@ -59,9 +58,7 @@ class DamagedDump : public ::testing::Test {
     for (const auto& name : names) {
       SCOPED_TRACE(name);
       testing::TempDir copy;
-      const std::string archive =
-          testing::source_dir() + "/tests/fixtures/sysroots/" + name + ".tar.gz";
-      ASSERT_TRUE(extract_tar_gz(archive, copy.path()).ok());
+      testing::unpack_archive(testing::fixture_archive(name), copy.path());
       const Json intact = capture_snapshot(SysRoot(copy.path()));
       damage_every_file(copy.path(), damage);
       Json damaged;

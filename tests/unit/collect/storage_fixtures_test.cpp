@@ -45,7 +45,7 @@ class QemuGuest : public ::testing::TestWithParam<Guest> {
     return names;
   }
 
-  std::string root_;
+  SysRoot root_;
 };
 
 TEST_P(QemuGuest, IommuModeOfTheNvmeNamespace) {

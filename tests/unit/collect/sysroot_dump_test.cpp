@@ -5,8 +5,8 @@
 #include "collect/capture.h"
 #include "support/fixtures.h"
 #include "support/snapshot_compare.h"
+#include "util/archive_backend.h"
 #include "util/atomic_file.h"
-#include "util/tarball.h"
 
 namespace kdrift {
 namespace {
@@ -14,17 +14,24 @@ namespace {
 using testing::file_derived;
 using testing::TempDir;
 
-// Dumps root_dir, unpacks the archive, captures from it: must equal the capture made while dumping.
-void expect_round_trip(const std::string& root_dir) {
-  auto dump = dump_sysroot(root_dir);
+SysRoot archive_root(const std::string& bytes) {
+  auto tree = ArchiveTree::read_bytes(bytes);
+  if (!tree) throw std::runtime_error(tree.error().describe());
+  return SysRoot("dump.tar.gz", std::make_shared<ArchiveBackend>(std::move(*tree)));
+}
+
+// Dumps source, then captures from the archive as --root reads it (in memory) and unpacked into
+// a directory: both must equal the capture made while dumping.
+void expect_round_trip(const SysRoot& source) {
+  auto dump = dump_sysroot(source);
   ASSERT_TRUE(dump.ok()) << dump.error().describe();
+  const std::string expected = file_derived(dump->snapshot).dump(1);
+  EXPECT_EQ(file_derived(capture_snapshot(archive_root(dump->tar_gz))).dump(1), expected);
   TempDir work;
   const std::string archive = work.path() + "/dump.tar.gz";
   ASSERT_TRUE(write_file_atomically(archive, dump->tar_gz).ok());
-  const std::string unpacked = work.path() + "/root";
-  ASSERT_TRUE(extract_tar_gz(archive, unpacked).ok());
-  const Json replayed = capture_snapshot(SysRoot(unpacked));
-  EXPECT_EQ(file_derived(replayed).dump(1), file_derived(dump->snapshot).dump(1));
+  testing::unpack_archive(archive, work.path() + "/root");
+  EXPECT_EQ(file_derived(capture_snapshot(SysRoot(work.path() + "/root"))).dump(1), expected);
 }
 
 TEST(SysrootDump, HandBuiltTreeWithSymlinksAndErrorsRoundTrips) {
@@ -35,7 +42,7 @@ TEST(SysrootDump, HandBuiltTreeWithSymlinksAndErrorsRoundTrips) {
   tree.write("sys/devices/pci0000:00/0000:00:03.0/nvme/nvme0/nvme0n1/queue/io_poll", "0\n");
   tree.symlink("sys/block/nvme0n1", "../devices/pci0000:00/0000:00:03.0/nvme/nvme0/nvme0n1");
   tree.symlink("sys/block/loop", "loop");  // a symlink loop must survive the trip as an error
-  expect_round_trip(tree.path());
+  expect_round_trip(SysRoot(tree.path()));
 }
 
 TEST(SysrootDump, EveryCommittedFixtureRoundTrips) {
@@ -47,20 +54,34 @@ TEST(SysrootDump, EveryCommittedFixtureRoundTrips) {
   }
 }
 
+// Both ways of serving a dump give one snapshot, PCI facts included: libpci decodes the config
+// bytes SysRoot read and opens nothing below either root.
+TEST(SysrootDump, ArchiveAndItsUnpackedDirectoryCaptureTheSame) {
+  const auto names = testing::fixture_sysroot_names();
+  if (names.empty()) GTEST_SKIP() << "no fixtures in tests/fixtures/sysroots";
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    TempDir unpacked;
+    testing::unpack_archive(testing::fixture_archive(name), unpacked.path());
+    const Json from_archive = capture_snapshot(testing::fixture_sysroot(name));
+    const Json from_directory = capture_snapshot(SysRoot(unpacked.path()));
+    EXPECT_FALSE(from_archive["pci"]["devices"].empty());
+    EXPECT_EQ(from_archive["pci"].dump(1), from_directory["pci"].dump(1));
+    EXPECT_EQ(file_derived(from_archive).dump(1), file_derived(from_directory).dump(1));
+  }
+}
+
 TEST(SysrootDump, ArchiveCarriesManifestAndSnapshot) {
   TempDir tree;
   tree.write("proc/cmdline", "quiet\n");
-  auto dump = dump_sysroot(tree.path());
+  auto dump = dump_sysroot(SysRoot(tree.path()));
   ASSERT_TRUE(dump.ok());
-  TempDir work;
-  ASSERT_TRUE(write_file_atomically(work.path() + "/d.tar.gz", dump->tar_gz).ok());
-  ASSERT_TRUE(extract_tar_gz(work.path() + "/d.tar.gz", work.path() + "/x").ok());
-  SysRoot unpacked(work.path() + "/x");
-  EXPECT_TRUE(unpacked.read("/kdrift-sysroot.json").ok());
-  auto snapshot = unpacked.read("/kdrift-snapshot.json");
+  const SysRoot replayed = archive_root(dump->tar_gz);
+  EXPECT_TRUE(replayed.read("/kdrift-sysroot.json").ok());
+  auto snapshot = replayed.read("/kdrift-snapshot.json");
   ASSERT_TRUE(snapshot.ok());
   EXPECT_TRUE(parse_snapshot(*snapshot, "kdrift-snapshot.json").ok());
-  EXPECT_EQ(*unpacked.read("/proc/cmdline"), "quiet\n");
+  EXPECT_EQ(*replayed.read("/proc/cmdline"), "quiet\n");
 }
 
 }  // namespace

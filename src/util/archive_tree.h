@@ -1,0 +1,65 @@
+#pragma once
+// A tar archive (plain or compressed) read whole into memory and never written anywhere: the
+// dump a stranger attached is served from here, so none of its names, modes or owners ever reach
+// a filesystem. Only regular files, directories and symlinks are taken, under relative names
+// without "." or ".." components, and within ArchiveLimits; anything else refuses the archive
+// with an error naming the member.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace kdrift {
+
+struct ArchiveLimits {
+  uint64_t total_bytes;   // all regular files' content together
+  uint64_t member_bytes;  // one regular file's content
+  size_t members;         // entries in the archive
+  size_t depth;           // components in a member's name
+};
+
+// The largest committed dump (tests/fixtures/sysroots/generic-6.12) holds 716 KB in 455 members,
+// its largest member is 383 KB, its deepest name 11 components; the most members (943) are in
+// fc-6.18-host. A dump of a large server has more CPUs, devices and interrupts, so each limit is
+// about a hundred times that, except depth, which grows only with the PCI bridge chain. The
+// total also bounds the memory a hostile archive can take.
+inline constexpr ArchiveLimits kDumpArchiveLimits{
+    .total_bytes = uint64_t{64} << 20,
+    .member_bytes = uint64_t{16} << 20,
+    .members = 100'000,
+    .depth = 64,
+};
+
+class ArchiveTree {
+ public:
+  struct Node {
+    enum class Type { kFile, kDirectory, kSymlink };
+    Type type = Type::kDirectory;
+    std::string data;                          // a file's content, or a symlink's target
+    std::set<std::string, std::less<>> names;  // a directory's entries
+  };
+
+  // Reads the archive at path (any filter kdrift links: gzip, xz, bzip2, zstd, lz4, or none).
+  static Result<ArchiveTree> read_file(const std::string& path,
+                                       const ArchiveLimits& limits = kDumpArchiveLimits);
+  static Result<ArchiveTree> read_bytes(std::string_view bytes,
+                                        const ArchiveLimits& limits = kDumpArchiveLimits);
+
+  // The node at an absolute path ("/sys/block"; "/" is the top), no symlink followed.
+  const Node* find(std::string_view path) const;
+  // Every node by absolute path, sorted: parents before their entries.
+  const std::map<std::string, Node, std::less<>>& nodes() const { return nodes_; }
+
+ private:
+  ArchiveTree();
+  friend class ArchiveTreeBuilder;
+
+  std::map<std::string, Node, std::less<>> nodes_;
+};
+
+}  // namespace kdrift

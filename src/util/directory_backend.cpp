@@ -1,0 +1,189 @@
+#include "util/directory_backend.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "util/text.h"
+
+namespace kdrift {
+namespace {
+
+EntryKind kind_of_mode(mode_t mode) {
+  if (S_ISLNK(mode)) return EntryKind::kSymlink;
+  if (S_ISDIR(mode)) return EntryKind::kDirectory;
+  if (S_ISREG(mode)) return EntryKind::kFile;
+  return EntryKind::kOther;
+}
+
+std::optional<EntryKind> kind_of_dirent(unsigned char type) {
+  switch (type) {
+    case DT_LNK:
+      return EntryKind::kSymlink;
+    case DT_DIR:
+      return EntryKind::kDirectory;
+    case DT_REG:
+      return EntryKind::kFile;
+    case DT_UNKNOWN:
+      return std::nullopt;
+    default:
+      return EntryKind::kOther;
+  }
+}
+
+// "/" -> "."; "/a/b" -> "a/b": relative to the root descriptor.
+std::string relative_to_root(const std::string& path) {
+  const auto start = path.find_first_not_of('/');
+  return start == std::string::npos ? "." : path.substr(start);
+}
+
+Result<std::string> read_descriptor(int fd, const std::string& path, size_t max_bytes,
+                                    bool head_only) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return make_error(errno, path);
+  if (!S_ISREG(st.st_mode)) return make_error(EINVAL, path + " is not a regular file");
+  std::string content;
+  char buffer[16384];
+  while (true) {
+    const size_t wanted =
+        head_only ? std::min(sizeof buffer, max_bytes - content.size()) : sizeof buffer;
+    if (wanted == 0) break;
+    const auto got = ::read(fd, buffer, wanted);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return make_error(errno, path);
+    }
+    if (got == 0) break;
+    if (content.size() + static_cast<size_t>(got) > max_bytes) return make_error(EFBIG, path);
+    content.append(buffer, static_cast<size_t>(got));
+  }
+  return content;
+}
+
+}  // namespace
+
+std::shared_ptr<const DirectoryBackend> DirectoryBackend::host() {
+  return std::shared_ptr<const DirectoryBackend>(new DirectoryBackend());
+}
+
+DirectoryBackend::DirectoryBackend(const std::string& root, Lookup lookup)
+    : root_(root),
+      root_fd_(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+      root_error_(root_fd_ ? 0 : errno),
+      lookup_(lookup) {}
+
+Result<UniqueFd> DirectoryBackend::open(const std::string& path, int flags) const {
+  flags |= O_NOFOLLOW | O_CLOEXEC;
+  if (lookup_ == Lookup::kHost) {
+    UniqueFd fd(::open(path.c_str(), flags));
+    if (!fd) return make_error(errno, path);
+    return fd;
+  }
+  if (!root_fd_) return make_error(root_error_, root_);
+  const std::string relative = relative_to_root(path);
+  UniqueFd fd(lookup_ == Lookup::kOpenat2 ? open_in_root(relative, flags)
+                                          : open_by_components(relative, flags));
+  if (!fd) return make_error(errno, path);
+  return fd;
+}
+
+int DirectoryBackend::open_in_root(const std::string& relative, int flags) const {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS;
+  const auto fd = ::syscall(SYS_openat2, root_fd_.get(), relative.c_str(), &how, sizeof how);
+  if (fd < 0 && errno == ENOSYS) {  // before Linux 5.6
+    lookup_ = Lookup::kComponentWalk;
+    return open_by_components(relative, flags);
+  }
+  return static_cast<int>(fd);
+}
+
+// What openat2 does above, by hand: every directory on the way opened O_NOFOLLOW below the
+// previous one, so neither a symlink nor ".." can lead out of the root.
+int DirectoryBackend::open_by_components(const std::string& relative, int flags) const {
+  const auto parts = split(relative, '/');
+  int directory = root_fd_.get();
+  UniqueFd held;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (parts[i] == "..") {
+      errno = EXDEV;
+      return -1;
+    }
+    held = UniqueFd(
+        ::openat(directory, parts[i].c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!held) return -1;
+    directory = held.get();
+  }
+  if (parts.back() == "..") {
+    errno = EXDEV;
+    return -1;
+  }
+  return ::openat(directory, parts.back().c_str(), flags);
+}
+
+Result<EntryKind> DirectoryBackend::kind(const std::string& path) const {
+  auto fd = open(path, O_PATH);
+  if (!fd) return fd.error();
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return make_error(errno, path);
+  return kind_of_mode(st.st_mode);
+}
+
+Result<std::string> DirectoryBackend::link_target(const std::string& path) const {
+  auto fd = open(path, O_PATH);
+  if (!fd) return fd.error();
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return make_error(errno, path);
+  if (!S_ISLNK(st.st_mode)) return make_error(EINVAL, path);
+  // Not st_size: procfs and sysfs report every symlink as 0 bytes long.
+  char buffer[4096];
+  const auto length = ::readlinkat(fd->get(), "", buffer, sizeof buffer);
+  if (length < 0) return make_error(errno, path);
+  return std::string(buffer, static_cast<size_t>(length));
+}
+
+Result<std::string> DirectoryBackend::read(const std::string& path, size_t max_bytes,
+                                           bool head_only) const {
+  // O_NONBLOCK: a FIFO put where a file was expected must not hang the open.
+  auto fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (!fd) return fd.error();
+  return read_descriptor(fd->get(), path, max_bytes, head_only);
+}
+
+Result<std::vector<DirEntry>> DirectoryBackend::list(const std::string& path) const {
+  auto fd = open(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return fd.error();
+  UniqueDir dir(::fdopendir(fd->get()));
+  if (!dir) return make_error(errno, path);
+  fd->release();  // the stream owns it now
+  std::vector<DirEntry> entries;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    auto kind = kind_of_dirent(entry->d_type);
+    if (!kind) {
+      // Filesystems without d_type (some overlay and network mounts) need the lstat.
+      struct stat st {};
+      kind = ::fstatat(::dirfd(dir.get()), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                 ? kind_of_mode(st.st_mode)
+                 : EntryKind::kOther;
+    }
+    entries.push_back({std::string(name), *kind});
+    errno = 0;
+  }
+  if (errno != 0) return make_error(errno, path);
+  return entries;
+}
+
+Result<std::string> DirectoryBackend::host_path(const std::string& path) const {
+  return lookup_ == Lookup::kHost ? path : root_ + path;
+}
+
+}  // namespace kdrift

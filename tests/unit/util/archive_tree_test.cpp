@@ -1,0 +1,176 @@
+#include "util/archive_tree.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "util/tarball.h"
+
+namespace kdrift {
+namespace {
+
+using Type = ArchiveTree::Node::Type;
+
+// One ustar member as an attacker writes it: any type flag, any declared size, data as given
+// (padded to 512 bytes), so sizes can lie and types can be anything.
+std::string ustar(const std::string& name, char type, const std::string& data = {},
+                  const std::string& link = {}, uint64_t declared = UINT64_MAX,
+                  unsigned mode = 0644) {
+  char header[512] = {};
+  std::memcpy(header, name.data(), std::min<size_t>(name.size(), 100));
+  std::snprintf(header + 100, 8, "%07o", mode);
+  std::snprintf(header + 108, 8, "%07o", 0);
+  std::snprintf(header + 116, 8, "%07o", 0);
+  std::snprintf(header + 124, 12, "%011llo",
+                static_cast<unsigned long long>(declared == UINT64_MAX ? data.size() : declared));
+  std::snprintf(header + 136, 12, "%011o", 0);
+  header[156] = type;
+  std::memcpy(header + 157, link.data(), std::min<size_t>(link.size(), 100));
+  std::memcpy(header + 257,
+              "ustar\0"
+              "00",
+              8);
+  std::memset(header + 148, ' ', 8);
+  unsigned sum = 0;
+  for (const char c : header)
+    sum += static_cast<unsigned char>(c);
+  std::snprintf(header + 148, 8, "%06o", sum);
+  std::string member(header, sizeof header);
+  member += data;
+  member.append((512 - data.size() % 512) % 512, '\0');
+  return member;
+}
+
+std::string tar(const std::vector<std::string>& members) {
+  std::string bytes;
+  for (const auto& member : members)
+    bytes += member;
+  return bytes + std::string(1024, '\0');
+}
+
+// The error for an archive that must be refused; it must name the member.
+std::string refusal(const std::string& bytes, const ArchiveLimits& limits = kDumpArchiveLimits) {
+  auto tree = ArchiveTree::read_bytes(bytes, limits);
+  EXPECT_FALSE(tree.ok());
+  return tree ? std::string() : tree.error().describe();
+}
+
+TEST(ArchiveTree, ReadsFilesDirectoriesSymlinksAndImpliesParents) {
+  auto tree =
+      ArchiveTree::read_bytes(tar({ustar("sys/", '5'), ustar("sys/block/vda/size", '0', "8\n"),
+                                   ustar("sys/link", '2', {}, "../boot")}));
+  ASSERT_TRUE(tree.ok()) << tree.error().describe();
+  EXPECT_EQ(tree->find("/sys/block/vda/size")->data, "8\n");
+  EXPECT_EQ(tree->find("/sys/block/vda")->type, Type::kDirectory);
+  EXPECT_EQ(tree->find("/sys/block")->names, (std::set<std::string, std::less<>>{"vda"}));
+  EXPECT_EQ(tree->find("/")->names, (std::set<std::string, std::less<>>{"sys"}));
+  EXPECT_EQ(tree->find("/sys")->names, (std::set<std::string, std::less<>>{"block", "link"}));
+  EXPECT_EQ(tree->find("/sys/link")->data, "../boot");
+  EXPECT_EQ(tree->find("/boot"), nullptr);  // a symlink's target is not made
+}
+
+TEST(ArchiveTree, RefusesNamesThatAreNotPlainRelativePaths) {
+  for (const std::string name :
+       {"/etc/passwd", "../evil", "a/../../evil", "./", ".", "./sys/x", "a/./b", "a//b", "/"}) {
+    SCOPED_TRACE(name);
+    const auto error = refusal(tar({ustar(name, '0', "x")}));
+    EXPECT_NE(error.find("member \"" + name + "\""), std::string::npos) << error;
+  }
+}
+
+TEST(ArchiveTree, RefusesEverythingButFilesDirectoriesAndSymlinks) {
+  const std::pair<char, std::string> refused[] = {
+      {'1', "a hard link"}, {'3', "a character device"}, {'4', "a block device"}, {'6', "a FIFO"}};
+  for (const auto& [type, said] : refused) {
+    SCOPED_TRACE(said);
+    const auto error = refusal(tar({ustar("f", '0', "x"), ustar("dev/x", type, {}, "f")}));
+    EXPECT_NE(error.find("member \"dev/x\": " + said), std::string::npos) << error;
+  }
+}
+
+TEST(ArchiveTree, RefusesASymlinkWithoutTarget) {
+  EXPECT_NE(refusal(tar({ustar("l", '2')})).find("without a target"), std::string::npos);
+}
+
+TEST(ArchiveTree, EachLimitRefusesTheMemberThatCrossesIt) {
+  const ArchiveLimits limits{.total_bytes = 20, .member_bytes = 12, .members = 3, .depth = 3};
+  auto within = ArchiveTree::read_bytes(
+      tar({ustar("a/b/c", '0', std::string(12, 'x')), ustar("d", '0', std::string(8, 'y'))}),
+      limits);
+  EXPECT_TRUE(within.ok()) << within.error().describe();
+  EXPECT_NE(refusal(tar({ustar("a", '0', std::string(13, 'x'))}), limits)
+                .find("member \"a\": 13 bytes, more than the 12"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal(tar({ustar("a", '0', std::string(12, 'x')), ustar("b", '0', "123456789")}), limits)
+          .find("member \"b\": brings the archive past 20 bytes"),
+      std::string::npos);
+  EXPECT_NE(
+      refusal(tar({ustar("a", '5'), ustar("b", '5'), ustar("c", '5'), ustar("d", '5')}), limits)
+          .find("member \"d\": more than 3 members"),
+      std::string::npos);
+  EXPECT_NE(refusal(tar({ustar("a/b/c/d", '0')}), limits)
+                .find("member \"a/b/c/d\": 4 components deep, more than 3"),
+            std::string::npos);
+}
+
+TEST(ArchiveTree, AHugeDeclaredSizeIsRefusedBeforeAnyByteIsRead) {
+  // The header claims 2 GiB and no data follows: refused from the header alone.
+  const auto error = refusal(tar({ustar("big", '0', {}, {}, uint64_t{2} << 30)}));
+  EXPECT_NE(error.find("member \"big\": 2147483648 bytes"), std::string::npos) << error;
+}
+
+TEST(ArchiveTree, ANameGivenTwiceIsRefusedButADirectoryMayBeNamedAgain) {
+  EXPECT_TRUE(
+      ArchiveTree::read_bytes(tar({ustar("a/x", '0'), ustar("a/", '5'), ustar("a", '5')})).ok());
+  EXPECT_NE(
+      refusal(tar({ustar("f", '0', "1"), ustar("f", '0', "2")})).find("member \"f\": named twice"),
+      std::string::npos);
+  EXPECT_NE(refusal(tar({ustar("a/x", '0'), ustar("a", '0')})).find("named twice"),
+            std::string::npos);
+  EXPECT_NE(refusal(tar({ustar("d", '5'), ustar("d", '2', {}, "/etc")})).find("named twice"),
+            std::string::npos);
+}
+
+TEST(ArchiveTree, NothingIsPlacedBelowAFileOrASymlink) {
+  EXPECT_NE(refusal(tar({ustar("l", '2', {}, "/etc"), ustar("l/passwd", '0', "x")}))
+                .find("member \"l/passwd\": \"l\" is not a directory"),
+            std::string::npos);
+  EXPECT_NE(refusal(tar({ustar("f", '0'), ustar("f/x", '0')})).find("is not a directory"),
+            std::string::npos);
+}
+
+TEST(ArchiveTree, ModesAndOwnersAreNotKept) {
+  // A setuid-root file and a world-writable directory are just a name and bytes here: the tree
+  // has no field a mode or an owner could reach.
+  auto tree = ArchiveTree::read_bytes(tar(
+      {ustar("pub", '5', {}, {}, 0, 0777), ustar("pub/su", '0', "ELF", {}, UINT64_MAX, 04755)}));
+  ASSERT_TRUE(tree.ok()) << tree.error().describe();
+  EXPECT_EQ(tree->find("/pub/su")->data, "ELF");
+  EXPECT_EQ(tree->find("/pub")->type, Type::kDirectory);
+}
+
+TEST(ArchiveTree, TruncatedOrGarbageArchiveIsAnError) {
+  // Incompressible content, so that cutting the archive in half cuts through the member's data.
+  std::string noise(100000, '\0');
+  uint32_t state = 12345;
+  for (auto& c : noise) {
+    state = state * 1103515245 + 12345;
+    c = static_cast<char>(state >> 24);
+  }
+  auto bytes = make_tar_gz({{"f", TarMember::Type::kFile, noise}});
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_FALSE(ArchiveTree::read_bytes(bytes->substr(0, bytes->size() / 2)).ok());
+  EXPECT_FALSE(ArchiveTree::read_bytes("garbage").ok());
+  EXPECT_TRUE(ArchiveTree::read_bytes(*bytes).ok());
+}
+
+TEST(ArchiveTree, ReadFileRefusesWhatIsNotARegularFile) {
+  auto tree = ArchiveTree::read_file("/dev/null");
+  ASSERT_FALSE(tree.ok());
+  EXPECT_NE(tree.error().describe().find("not a regular file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kdrift
