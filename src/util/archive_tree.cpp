@@ -87,10 +87,15 @@ class ArchiveTreeBuilder {
     if (++members_ > limits_.members) {
       return refuse("more than " + std::to_string(limits_.members) + " members");
     }
+    const mode_t type = archive_entry_filetype(entry);
+    if (names_top()) {
+      // `tar -C root -czf dump.tar.gz .` starts with "./": the top, whose mode is never used.
+      if (type == AE_IFDIR) return ok_status();
+      return refuse("the archive's top is not a directory");
+    }
     auto path = checked_name();
     if (!path) return path.error();
     if (auto parent = make_parents(*path); !parent) return parent.error();
-    const mode_t type = archive_entry_filetype(entry);
     if (archive_entry_hardlink(entry) != nullptr) return refuse("a hard link");
     if (type == AE_IFDIR) return add_directory(*path);
     if (type == AE_IFLNK) return add_symlink(*path, archive_entry_symlink(entry));
@@ -98,10 +103,23 @@ class ArchiveTreeBuilder {
     return refuse(type_name(type) + "; a dump holds only files, directories and symlinks");
   }
 
-  // "a/b/" -> "/a/b"; absolute names and "." or ".." components are refused, not cleaned up,
-  // since a dump kdrift wrote never has them.
+  // The name without the "./" that `tar -C DIR ... .` puts before every member.
+  std::string_view relative_name() const {
+    std::string_view name = raw_name_;
+    while (name.substr(0, 2) == "./")
+      name.remove_prefix(2);
+    return name;
+  }
+
+  bool names_top() const {
+    const auto name = relative_name();
+    return name == "." || (name.empty() && !raw_name_.empty() && raw_name_.front() != '/');
+  }
+
+  // "a/b/" and "./a/b" -> "/a/b"; absolute names and "." or ".." components past the leading
+  // "./" are refused, not cleaned up: neither kdrift nor tar writes them.
   Result<std::string> checked_name() const {
-    std::string name = raw_name_;
+    std::string name(relative_name());
     while (!name.empty() && name.back() == '/')
       name.pop_back();
     if (name.empty()) return refuse("an empty name (or \"/\")");
