@@ -159,11 +159,6 @@ def nested_json(depth, inner="0"):
     return ("[" * depth + inner + "]" * depth).encode()
 
 
-def nested_toml_key(depth):
-    """A TOML document whose one key is nested depth tables deep, as an inline-table chain."""
-    return ("a = " + "{ b = " * depth + "1" + " }" * depth + "\n").encode()
-
-
 def make_fifo(path):
     os.mkfifo(path, 0o600)
     return path
@@ -192,16 +187,6 @@ def ext4_image(path, size_mib=32):
     subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "nodiscard", path], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return path
-
-
-@contextlib.contextmanager
-def mounted(device, directory):
-    os.makedirs(directory, exist_ok=True)
-    subprocess.run(["mount", device, directory], check=True)
-    try:
-        yield directory
-    finally:
-        subprocess.run(["umount", directory], check=False)
 
 
 def main():

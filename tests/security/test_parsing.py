@@ -74,8 +74,7 @@ def deep_fio_percentile(directory, depth=500_000):
     return path
 
 
-# toml++ stops inline tables and arrays at 256 levels (hostile.nested_toml_key is refused by
-# it), but builds a table per part of a dotted key or a [table.header] without a limit, and those
+# toml++ stops inline tables and arrays at 256 levels, but builds a table per part of a dotted key or a [table.header] without a limit, and those
 # tables are torn down recursively: 50,000 parts overflowed the stack.
 def dotted_toml_key(depth):
     return ("a" + ".a" * depth + " = 1\n").encode()
