@@ -24,9 +24,29 @@ std::string lock_path(const std::string& dir) {
   return dir + "/lock";
 }
 
+// The journal names the kernels `step` kexecs as root: a directory another user can write to
+// (theirs, or group/world-writable like a path under /tmp) would let them choose those kernels.
+Status check_private(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return make_error(errno, dir);
+  if (!S_ISDIR(st.st_mode)) return make_error(ENOTDIR, dir + ": not a directory");
+  if (st.st_uid != ::geteuid()) {
+    return make_error(EPERM, dir + ": owned by uid " + std::to_string(st.st_uid) +
+                                 ", not by the user running kdrift; a bisect's state must be "
+                                 "writable by that user alone");
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return make_error(EPERM, dir +
+                                 ": writable by its group or by others (chmod go-w); a "
+                                 "bisect's state must be writable by its owner alone");
+  }
+  return ok_status();
+}
+
 // Holds the directory's lock; another holder makes this an error naming the directory rather
 // than a wait: a second `step` has nothing to do while the first one runs.
 Result<UniqueFd> take_lock(const std::string& dir) {
+  if (auto checked = check_private(dir); !checked) return checked.error();
   UniqueFd fd(::open(lock_path(dir).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!fd) return make_error(errno, "open " + lock_path(dir));
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {

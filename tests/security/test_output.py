@@ -118,6 +118,27 @@ class StateDirectory(hostile.Case):
         self.assertFalse(os.path.exists(os.path.join(units, "kdrift-bisect.service")),
                          "a unit was written")
 
+    def test_state_dir_another_user_can_write_is_refused(self):
+        """Whoever writes the journal chooses the kernels `bisect step` kexecs as root: a state
+        directory planted in /tmp by another user (or left world-writable) is refused."""
+        self.require_root("giving the directory to another user")
+        kernel = self.path("vmlinuz")
+        with open(kernel, "w") as f:
+            f.write("not a kernel")
+        candidates = self.path("list.txt")
+        with open(candidates, "w") as f:
+            f.write("c0 kernel=%s\nc1 kernel=%s\n" % (kernel, kernel))
+        for owner, mode in ((65534, 0o755), (0, 0o777)):
+            with self.subTest(owner=owner, mode=oct(mode)):
+                state = self.path("state-%d-%o" % (owner, mode))
+                os.makedirs(state)
+                os.chown(state, owner, owner)
+                os.chmod(state, mode)
+                run = hostile.run_kdrift(["bisect", "--state-dir", state, "start", "--good", "c0",
+                                          "--bad", "c1", "--candidates", candidates])
+                self.assertRefused(run, state)
+                self.assertEqual(os.listdir(state), [], "the bisect wrote into it")
+
 
 def hostile_inputs(directory):
     """None: every attack here is a destination (a symlink, a device node, a FIFO) made by the

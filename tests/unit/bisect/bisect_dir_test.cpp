@@ -1,6 +1,8 @@
 #include "bisect/bisect_dir.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -84,6 +86,29 @@ TEST(BisectDir, OneBisectPerDirectoryAndOneCommandAtATime) {
   const auto again = BisectDir::create(path, manual_start());
   ASSERT_FALSE(again);
   EXPECT_NE(again.error().describe().find("already recorded"), std::string::npos);
+}
+
+// Whoever can write the journal chooses the kernels `bisect step` kexecs as root.
+TEST(BisectDir, ADirectoryOthersCanWriteOrOwnIsRefused) {
+  TempDir root;
+  const std::string path = root.path() + "/bisect";
+  ASSERT_EQ(::mkdir(path.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(path.c_str(), 0777), 0);
+  auto shared = BisectDir::create(path, manual_start());
+  ASSERT_FALSE(shared);
+  EXPECT_EQ(shared.error().code, EPERM);
+  EXPECT_NE(shared.error().describe().find("writable by its group or by others"),
+            std::string::npos);
+  EXPECT_FALSE(std::ifstream(path + "/journal.jsonl").good());
+  ASSERT_EQ(::chmod(path.c_str(), 0755), 0);
+  if (::geteuid() == 0) {  // only root can give a directory away
+    ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+    auto theirs = BisectDir::create(path, manual_start());
+    ASSERT_FALSE(theirs);
+    EXPECT_NE(theirs.error().describe().find("owned by uid 65534"), std::string::npos);
+    ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+  }
+  EXPECT_TRUE(BisectDir::create(path, manual_start()));
 }
 
 TEST(BisectDir, ATornAppendIsDroppedAndResetRemovesEverything) {
