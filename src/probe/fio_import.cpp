@@ -1,6 +1,7 @@
 #include "probe/fio_import.h"
 
 #include "probe/job.h"
+#include "snapshot/json_access.h"
 #include "util/bounded_json.h"
 #include "util/input_file.h"
 #include "util/text.h"
@@ -61,8 +62,8 @@ Json latency(const Json& fio_direction, const char* key) {
 
 Json direction(const Json& fio_direction) {
   const double runtime_ms = fio_direction.value("runtime", 0.0);
-  Json out = {{"ios", fio_direction.value("total_ios", uint64_t{0})},
-              {"bytes", fio_direction.value("io_bytes", uint64_t{0})},
+  Json out = {{"ios", integer_member(fio_direction, "total_ios").value_or(0)},
+              {"bytes", integer_member(fio_direction, "io_bytes").value_or(0)},
               {"iops", fio_direction.value("iops", 0.0)},
               {"bw_bytes", fio_direction.value("bw_bytes", 0.0)},
               {"slat_ns", latency(fio_direction, "slat_ns")},
@@ -104,6 +105,7 @@ Result<Json> import_document(std::string_view text, const std::string& source) {
     const std::string rw = option(options, global, "rw");
     const auto bs = parse_size(option(options, global, "bs"));
     const auto depth = parse_uint(option(options, global, "iodepth"));
+    const int64_t error = integer_member(fio_job, "error").value_or(0);
     Json job = {
         {"name", fio_job.value("jobname", std::string("fio"))},
         {"workload", fio_job.value("jobname", std::string("fio"))},
@@ -111,11 +113,11 @@ Result<Json> import_document(std::string_view text, const std::string& source) {
         {"rw", rw.empty() ? "read" : rw},
         {"bs", bs.value_or(4096)},
         {"iodepth", depth.value_or(1)},
-        {"status", fio_job.value("error", 0) == 0 ? "ok" : "failed"},
+        {"status", error == 0 ? "ok" : "failed"},
         {"cpu",
          {{"usr_pct", fio_job.value("usr_cpu", 0.0)}, {"sys_pct", fio_job.value("sys_cpu", 0.0)}}}};
-    if (fio_job.value("error", 0) != 0) {
-      job["failure"] = {{"errno", fio_job.value("error", 0)}, {"error", "reported by fio"}};
+    if (error != 0) {
+      job["failure"] = {{"errno", error}, {"error", "reported by fio"}};
     }
     double elapsed_s = 0;
     for (const char* key : {"read", "write"}) {
@@ -131,7 +133,7 @@ Result<Json> import_document(std::string_view text, const std::string& source) {
               {"imported_from",
                {{"tool", "fio"},
                 {"version", document.value("fio version", std::string("?"))},
-                {"timestamp", document.value("timestamp", int64_t{0})}}},
+                {"timestamp", integer_member(document, "timestamp").value_or(0)}}},
               {"jobs", std::move(jobs)}};
 }
 

@@ -33,7 +33,10 @@ Result<std::chrono::microseconds> duration_of(const toml::node& node, Check chec
   std::optional<std::chrono::microseconds> duration;
   if (const auto* text = node.as_string()) duration = parse_duration(text->get());
   if (const auto* number = node.as_integer(); number != nullptr && number->get() >= 0) {
-    duration = std::chrono::seconds(number->get());
+    // Past parse_duration's own ceiling every check refuses it; held there, the conversion to
+    // microseconds cannot overflow.
+    constexpr int64_t kCeilingSeconds = 1'000'000'000;
+    duration = std::chrono::seconds(std::min(number->get(), kCeilingSeconds));
   }
   if (!duration) return content_error("not a duration (\"500ms\", \"5s\" or seconds)");
   return check(*duration);

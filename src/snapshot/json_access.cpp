@@ -1,5 +1,8 @@
 #include "snapshot/json_access.h"
 
+#include <cmath>
+#include <limits>
+
 namespace kdrift {
 
 const Json* member(const Json& node, std::string_view key) {
@@ -27,6 +30,25 @@ std::optional<double> number_member(const Json& node, std::string_view key) {
   const Json* found = member(node, key);
   if (found == nullptr || !found->is_number()) return std::nullopt;
   return found->get<double>();
+}
+
+std::optional<int64_t> integer_member(const Json& node, std::string_view key) {
+  const Json* found = member(node, key);
+  if (found == nullptr) return std::nullopt;
+  if (found->is_number_integer() && !found->is_number_unsigned()) return found->get<int64_t>();
+  if (found->is_number_unsigned()) {
+    const auto value = found->get<uint64_t>();
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(value);
+  }
+  if (!found->is_number_float()) return std::nullopt;
+  const double value = found->get<double>();
+  // 2^63 is exactly representable; everything below it that is whole converts exactly.
+  if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0) ||
+      value != std::floor(value)) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(value);
 }
 
 std::vector<double> numbers_in(const Json* list) {

@@ -77,6 +77,19 @@ TEST(FioImport, HostileShapesAreRefusedWhileParsing) {
   EXPECT_EQ(refused.error().describe(), "wide.json: more than 1000000 values");
 }
 
+// Found by the fio_import fuzzer: 1e84 where fio writes an integer was converted to int.
+TEST(FioImport, NumbersOutOfRangeForTheirFieldReadAsAbsent) {
+  auto imported = import_fio(
+      R"({"fio version": "fio-3.33", "timestamp": 1e300, "jobs": [{"jobname": "j", "error": )"
+      R"(7.77e83, "read": {"total_ios": -1e30, "io_bytes": 4096.5, "iops": 1.0}}]})",
+      "huge.json");
+  ASSERT_TRUE(imported.ok()) << imported.error().describe();
+  const auto& job = (*imported)["jobs"][0];
+  EXPECT_EQ(job["status"], "ok");
+  EXPECT_EQ(job["read"]["ios"], 0);
+  EXPECT_EQ(job["read"]["bytes"], 0);
+}
+
 TEST(FioJson, ImportedSectionRendersBackInFioShape) {
   const std::string text = fio_output("zram-io_uring-randread-qd16.json");
   const Json fio = Json::parse(text);

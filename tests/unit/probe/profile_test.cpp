@@ -195,6 +195,10 @@ TEST(Profile, EveryValueIsCheckedAgainstTheJobBoundsNamingFileLineAndKey) {
             std::string::npos);
   EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\nruntime = \"0s\"\n").find("runtime"),
             std::string::npos);
+  // Found by the profile fuzzer: seconds this large overflowed on the way to microseconds.
+  EXPECT_NE(
+      parse_error(base + "bs = \"4k\"\niodepth = 1\nruntime = 8888888888888888\n").find("runtime"),
+      std::string::npos);
   EXPECT_NE(parse_error("size = \"4k\"\n" + base + "bs = \"4k\"\niodepth = 1\n")
                 .find("test.toml:1: size: invalid value \"4k\""),
             std::string::npos);
