@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "report/text_table.h"
+#include "snapshot/json_access.h"
 
 namespace kdrift {
 namespace {
@@ -13,12 +14,27 @@ double number(const Json& node, const char* key) {
   return it != node.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
+// A snapshot from elsewhere may hold any number where kdrift writes a count: one that is not a
+// whole number within uint64_t reads as 0, since converting it would be undefined behaviour.
+uint64_t whole(double value) {
+  return value >= 0 && value < 18446744073709551616.0 ? static_cast<uint64_t>(value) : 0;
+}
+
+uint64_t count(const Json& node, const char* key) {
+  const auto it = node.find(key);
+  if (it == node.end() || !it->is_number()) return 0;
+  if (it->is_number_unsigned()) return it->get<uint64_t>();
+  if (it->is_number_integer())
+    return static_cast<uint64_t>(std::max<int64_t>(it->get<int64_t>(), 0));
+  return whole(it->get<double>());
+}
+
 Json latency(const Json& direction, const char* key, bool with_percentiles, uint64_t ios) {
   Json out = {{"min", 0}, {"max", 0}, {"mean", 0.0}, {"stddev", 0.0}, {"N", ios}};
   const auto it = direction.find(key);
   if (it == direction.end()) return out;
-  out["min"] = it->value("min", uint64_t{0});
-  out["max"] = it->value("max", uint64_t{0});
+  out["min"] = count(*it, "min");
+  out["max"] = count(*it, "max");
   out["mean"] = number(*it, "mean");
   out["stddev"] = number(*it, "stddev");
   if (with_percentiles) out["percentile"] = it->value("percentile", Json::object());
@@ -27,23 +43,23 @@ Json latency(const Json& direction, const char* key, bool with_percentiles, uint
 
 Json direction(const Json& job, const char* key, double elapsed_s) {
   const Json stats = job.value(key, Json::object());
-  const auto ios = stats.value("ios", uint64_t{0});
-  const auto bytes = stats.value("bytes", uint64_t{0});
+  const auto ios = count(stats, "ios");
+  const auto bytes = count(stats, "bytes");
   const Json samples = stats.value("iops_per_second", Json::object());
   return {{"io_bytes", bytes},
           {"io_kbytes", bytes / 1024},
-          {"bw_bytes", static_cast<uint64_t>(number(stats, "bw_bytes"))},
-          {"bw", static_cast<uint64_t>(number(stats, "bw_bytes") / 1024)},
+          {"bw_bytes", whole(number(stats, "bw_bytes"))},
+          {"bw", whole(number(stats, "bw_bytes") / 1024)},
           {"iops", number(stats, "iops")},
-          {"runtime", static_cast<uint64_t>(elapsed_s * 1000)},
+          {"runtime", whole(elapsed_s * 1000)},
           {"total_ios", ios},
           {"short_ios", 0},
           {"drop_ios", 0},
           {"slat_ns", latency(stats, "slat_ns", false, ios)},
           {"clat_ns", latency(stats, "clat_ns", true, ios)},
           {"lat_ns", latency(stats, "lat_ns", true, ios)},
-          {"iops_min", samples.value("min", uint64_t{0})},
-          {"iops_max", samples.value("max", uint64_t{0})},
+          {"iops_min", count(samples, "min")},
+          {"iops_max", count(samples, "max")},
           {"iops_mean", number(samples, "median")},
           {"iops_samples", samples.value("samples", Json::array()).size()}};
 }
@@ -60,24 +76,22 @@ Json render_fio_json(const Json& probe, const std::string& tool_version) {
     const double elapsed_s = number(job, "elapsed_s");
     const Json cpu = job.value("cpu", Json::object());
     const Json failure = job.value("failure", Json::object());
-    Json entry = {
-        {"jobname", job.value("name", std::string())},
-        {"groupid", 0},
-        {"error", failure.value("errno", 0)},
-        {"job options",
-         {{"ioengine", job.value("engine", std::string())},
-          {"rw", job.value("rw", std::string())},
-          {"bs", std::to_string(job.value("bs", uint64_t{0}))},
-          {"iodepth", std::to_string(job.value("iodepth", uint64_t{0}))},
-          {"direct", "1"}}},
-        {"read", direction(job, "read", elapsed_s)},
-        {"write", direction(job, "write", elapsed_s)},
-        {"usr_cpu", number(cpu, "usr_pct")},
-        {"sys_cpu", number(cpu, "sys_pct")},
-        {"ctx",
-         cpu.value("voluntary_ctx", uint64_t{0}) + cpu.value("involuntary_ctx", uint64_t{0})},
-        {"elapsed", static_cast<uint64_t>(number(job, "runtime_s") + number(job, "ramp_s"))},
-        {"kdrift_status", job.value("status", std::string())}};
+    Json entry = {{"jobname", job.value("name", std::string())},
+                  {"groupid", 0},
+                  {"error", integer_member(failure, "errno").value_or(0)},
+                  {"job options",
+                   {{"ioengine", job.value("engine", std::string())},
+                    {"rw", job.value("rw", std::string())},
+                    {"bs", std::to_string(count(job, "bs"))},
+                    {"iodepth", std::to_string(count(job, "iodepth"))},
+                    {"direct", "1"}}},
+                  {"read", direction(job, "read", elapsed_s)},
+                  {"write", direction(job, "write", elapsed_s)},
+                  {"usr_cpu", number(cpu, "usr_pct")},
+                  {"sys_cpu", number(cpu, "sys_pct")},
+                  {"ctx", count(cpu, "voluntary_ctx") + count(cpu, "involuntary_ctx")},
+                  {"elapsed", whole(number(job, "runtime_s") + number(job, "ramp_s"))},
+                  {"kdrift_status", job.value("status", std::string())}};
     if (job.contains("reason")) entry["kdrift_reason"] = job["reason"];
     jobs.push_back(std::move(entry));
     if (const auto disk = job.find("diskstats"); disk != job.end()) {
@@ -91,7 +105,7 @@ Json render_fio_json(const Json& probe, const std::string& tool_version) {
                                      {"write_ticks_ms", "write_ticks"},
                                      {"time_in_queue_ms", "in_queue"},
                                      {"io_ticks_ms", "io_ticks"}}) {
-        sum[to] = sum.value(to, uint64_t{0}) + disk->value(from, uint64_t{0});
+        sum[to] = count(sum, to) + count(*disk, from);
       }
       total_elapsed_ms += elapsed_s * 1000;
     }
@@ -99,7 +113,7 @@ Json render_fio_json(const Json& probe, const std::string& tool_version) {
   Json disk_util = Json::array();
   for (auto& [name, sum] : disks.items()) {
     sum["name"] = name;
-    const double busy = static_cast<double>(sum.value("io_ticks", uint64_t{0}));
+    const double busy = static_cast<double>(count(sum, "io_ticks"));
     sum["util"] = total_elapsed_ms > 0 ? std::min(100.0, 100 * busy / total_elapsed_ms) : 0.0;
     disk_util.push_back(sum);
   }

@@ -90,6 +90,27 @@ TEST(FioImport, NumbersOutOfRangeForTheirFieldReadAsAbsent) {
   EXPECT_EQ(job["read"]["bytes"], 0);
 }
 
+// Found by the fio_import fuzzer: a snapshot's 1e50 where a count belongs was cast to uint64_t.
+TEST(FioJson, NumbersOutOfRangeForACountRenderAsZero) {
+  const Json probe = Json::parse(R"({"jobs": [{"name": "j", "bs": 1e300, "iodepth": -3,
+      "elapsed_s": 1e300, "failure": {"errno": 1e84}, "cpu": {"voluntary_ctx": -1e30},
+      "read": {"ios": 1.76e50, "bytes": -1, "bw_bytes": 1e300, "iops": 1.0,
+               "clat_ns": {"min": 1e40, "max": "x"}, "iops_per_second": {"min": -2e20}}}]})");
+  const Json fio = render_fio_json(probe, "test");
+  const Json& job = fio["jobs"][0];
+  EXPECT_EQ(job["job options"]["bs"], "0");
+  EXPECT_EQ(job["job options"]["iodepth"], "0");
+  EXPECT_EQ(job["error"], 0);
+  EXPECT_EQ(job["ctx"], 0u);
+  EXPECT_EQ(job["read"]["total_ios"], 0u);
+  EXPECT_EQ(job["read"]["io_bytes"], 0u);
+  EXPECT_EQ(job["read"]["bw_bytes"], 0u);
+  EXPECT_EQ(job["read"]["runtime"], 0u);
+  EXPECT_EQ(job["read"]["clat_ns"]["min"], 0u);
+  EXPECT_EQ(job["read"]["clat_ns"]["max"], 0u);
+  EXPECT_EQ(job["read"]["iops_min"], 0u);
+}
+
 TEST(FioJson, ImportedSectionRendersBackInFioShape) {
   const std::string text = fio_output("zram-io_uring-randread-qd16.json");
   const Json fio = Json::parse(text);
