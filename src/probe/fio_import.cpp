@@ -50,8 +50,8 @@ std::string engine_label(const Json& options, const Json& global) {
 Json latency(const Json& fio_direction, const char* key) {
   const auto it = fio_direction.find(key);
   if (it == fio_direction.end() || !it->is_object()) return Json::object();
-  Json out = {{"min", it->value("min", uint64_t{0})},
-              {"max", it->value("max", uint64_t{0})},
+  Json out = {{"min", integer_member(*it, "min").value_or(0)},
+              {"max", integer_member(*it, "max").value_or(0)},
               {"mean", it->value("mean", 0.0)},
               {"stddev", it->value("stddev", 0.0)}};
   if (const auto percentiles = it->find("percentile"); percentiles != it->end()) {
@@ -122,7 +122,7 @@ Result<Json> import_document(std::string_view text, const std::string& source) {
     double elapsed_s = 0;
     for (const char* key : {"read", "write"}) {
       const auto stats = fio_job.find(key);
-      if (stats == fio_job.end() || stats->value("total_ios", uint64_t{0}) == 0) continue;
+      if (stats == fio_job.end() || integer_member(*stats, "total_ios").value_or(0) == 0) continue;
       job[key] = direction(*stats);
       elapsed_s = std::max(elapsed_s, job[key].value("runtime_s", 0.0));
     }

@@ -81,13 +81,18 @@ TEST(FioImport, HostileShapesAreRefusedWhileParsing) {
 TEST(FioImport, NumbersOutOfRangeForTheirFieldReadAsAbsent) {
   auto imported = import_fio(
       R"({"fio version": "fio-3.33", "timestamp": 1e300, "jobs": [{"jobname": "j", "error": )"
-      R"(7.77e83, "read": {"total_ios": -1e30, "io_bytes": 4096.5, "iops": 1.0}}]})",
+      R"(7.77e83, "read": {"total_ios": 10, "io_bytes": 4096.5, "iops": 1.0}}]})",
       "huge.json");
   ASSERT_TRUE(imported.ok()) << imported.error().describe();
   const auto& job = (*imported)["jobs"][0];
   EXPECT_EQ(job["status"], "ok");
-  EXPECT_EQ(job["read"]["ios"], 0);
+  EXPECT_EQ(job["read"]["ios"], 10);
   EXPECT_EQ(job["read"]["bytes"], 0);
+  // A direction whose I/O count is out of range is one with none.
+  const auto none =
+      import_fio(R"({"jobs": [{"read": {"total_ios": 1.847e27, "iops": 1.0}}]})", "none.json");
+  ASSERT_TRUE(none.ok()) << none.error().describe();
+  EXPECT_FALSE((*none)["jobs"][0].contains("read"));
 }
 
 // Found by the fio_import fuzzer: a snapshot's 1e50 where a count belongs was cast to uint64_t.
