@@ -98,13 +98,18 @@ class OutputDestinations(hostile.Case):
 
 
 class StateDirectory(hostile.Case):
-    def test_state_dir_with_a_newline_never_reaches_the_unit_file(self):
+    def candidates(self):
+        """Two candidates whose kernel is a plain file: nothing here ever boots it."""
         kernel = self.path("vmlinuz")
         with open(kernel, "w") as f:
-            f.write("not a kernel: install never boots it")
+            f.write("not a kernel")
         candidates = self.path("list.txt")
         with open(candidates, "w") as f:
             f.write("c0 kernel=%s\nc1 kernel=%s\n" % (kernel, kernel))
+        return candidates
+
+    def test_state_dir_with_a_newline_never_reaches_the_unit_file(self):
+        candidates = self.candidates()
         state = self.path("state\nExecStartPre=/tmp/pwned")
         units = self.path("units")
         os.makedirs(state)  # the injected line names a path: its directories must exist
@@ -122,12 +127,7 @@ class StateDirectory(hostile.Case):
         """Whoever writes the journal chooses the kernels `bisect step` kexecs as root: a state
         directory planted in /tmp by another user (or left world-writable) is refused."""
         self.require_root("giving the directory to another user")
-        kernel = self.path("vmlinuz")
-        with open(kernel, "w") as f:
-            f.write("not a kernel")
-        candidates = self.path("list.txt")
-        with open(candidates, "w") as f:
-            f.write("c0 kernel=%s\nc1 kernel=%s\n" % (kernel, kernel))
+        candidates = self.candidates()
         for owner, mode in ((65534, 0o755), (0, 0o777)):
             with self.subTest(owner=owner, mode=oct(mode)):
                 state = self.path("state-%d-%o" % (owner, mode))
