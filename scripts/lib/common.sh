@@ -13,7 +13,7 @@ KDRIFT_BUILD_PACKAGES=(
 KDRIFT_TEST_PACKAGES=(
   clang-format clang-tidy fio sosreport jq chromium
   qemu-system-x86 busybox-static kexec-tools cpio kmod xz-utils e2fsprogs systemd
-  python3 time
+  python3 time universal-ctags
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
