@@ -8,23 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "probe/cpu_affinity.h"
 #include "probe/profile.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 
 namespace kdrift {
-
-struct Placement {
-  enum class Kind { kNone, kCpus, kNumaLocal, kNumaRemote, kNumaNode };
-  Kind kind = Kind::kNone;
-  std::vector<int> cpus;  // kCpus
-  int node = -1;          // kNumaNode
-};
-
-// "0-3,8" -> cpus; "local", "remote", or a node number.
-Result<Placement> parse_cpus(const std::string& text);
-Result<Placement> parse_numa(const std::string& text);
 
 struct ProbeOptions {
   std::string target = ".";
@@ -44,17 +34,5 @@ struct ProbeOptions {
 // Errors only for what stops the whole run (the target cannot be opened or is refused); jobs
 // that fail are reported inside the section.
 Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, const SysRoot& root);
-
-// The canary matrix alone, for the target: {mode: {status, error?, cause?}}.
-inline constexpr const char* kCapabilityModes[] = {"io_uring",
-                                                   "io_uring+iopoll",
-                                                   "io_uring+sqpoll",
-                                                   "io_uring+iopoll+sqpoll",
-                                                   "io_uring+fixedbufs",
-                                                   "io_uring+regfiles",
-                                                   "libaio",
-                                                   "psync",
-                                                   "pvsync2",
-                                                   "pvsync2+hipri"};
 
 }  // namespace kdrift
