@@ -159,10 +159,8 @@ Json run_jobs(const Profile& profile, const ProbeOptions& options, const JobRun&
   const auto jobs = profile.jobs();
   Json results = Json::array();
   for (size_t index = 0; index < jobs.size(); ++index) {
-    JobSpec job = jobs[index];
-    if (options.sqpoll_cpu) job.sqpoll_cpu = options.sqpoll_cpu;
-    if (options.progress) options.progress(index, jobs.size(), job.name());
-    results.push_back(run_job(job, run));
+    if (options.progress) options.progress(index, jobs.size(), jobs[index].name());
+    results.push_back(run_job(jobs[index], run));
   }
   return results;
 }

@@ -21,7 +21,6 @@ struct ProbeOptions {
   bool allow_write = false;
   bool precondition_discard = false;  // the profile's or --precondition discard
   Placement placement;
-  std::optional<int> sqpoll_cpu;
   // The canary matrix costs ~0.1 s of CPU; scripts that run many short probes of one known
   // mode may leave it out (the section then says so under "unavailable").
   bool capabilities = true;
