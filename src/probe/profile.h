@@ -58,7 +58,7 @@ struct UringModes {
 };
 
 // Command-line values that replace the profile's in every workload, each already within
-// probe/job_validation.h's bounds.
+// probe/job_validation.h's bounds (probe/override_flags.h reads them from the flags).
 struct ProfileOverrides {
   std::optional<std::vector<EngineMode>> engines;
   std::optional<Pattern> rw;

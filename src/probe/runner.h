@@ -4,9 +4,7 @@
 // skipped (with the reason). The result is the snapshot's "probe" section.
 
 #include <functional>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "probe/cpu_affinity.h"
 #include "probe/profile.h"
