@@ -57,6 +57,15 @@ class Engine {
 // the kernel does not know).
 Result<std::unique_ptr<Engine>> make_engine(const JobSpec& job, int fd, BufferPool& buffers);
 
+// A new engine of type E for the job, or why its init() failed.
+template <typename E>
+Result<std::unique_ptr<Engine>> initialized_engine(const JobSpec& job, int fd,
+                                                   BufferPool& buffers) {
+  auto engine = std::make_unique<E>(job, fd, buffers);
+  if (auto status = engine->init(); !status) return status.error();
+  return std::unique_ptr<Engine>(std::move(engine));
+}
+
 Result<std::unique_ptr<Engine>> make_io_uring_engine(const JobSpec& job, int fd,
                                                      BufferPool& buffers);
 Result<std::unique_ptr<Engine>> make_libaio_engine(const JobSpec& job, int fd, BufferPool& buffers);

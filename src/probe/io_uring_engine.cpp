@@ -57,12 +57,6 @@ class IoUringEngine final : public Engine {
   Json setup() const override;
 
  private:
-  struct Slot {
-    uint64_t prepared_ns = 0;
-    uint64_t submitted_ns = 0;
-    uint64_t offset = 0;
-    bool write = false;
-  };
   void prepare(uint32_t slot, const IoTarget& io);
   int submit(uint32_t wait);
 
@@ -77,7 +71,7 @@ class IoUringEngine final : public Engine {
   unsigned sq_entries_ = 0;
   unsigned cq_entries_ = 0;
   unsigned features_ = 0;
-  std::vector<Slot> slots_;
+  std::vector<SlotIo> slots_;
   SpinPolicy spin_;
 };
 
@@ -157,14 +151,10 @@ int IoUringEngine::submit(uint32_t wait) {
   if (!spin || !spin_.should_spin()) return io_uring_submit_and_wait(&ring_, wait);
   const int submitted = io_uring_submit_and_get_events(&ring_);
   if (submitted < 0) return submitted;
-  const uint64_t give_up = monotonic_ns() + SpinPolicy::kBudgetNs;
-  while (io_uring_cq_ready(&ring_) < wait && monotonic_ns() < give_up) {
-    const int result = io_uring_get_events(&ring_);
-    if (result < 0) return result;
-  }
-  const bool found = io_uring_cq_ready(&ring_) >= wait;
-  spin_.record(found);
-  if (found) return submitted;
+  const int found = spin_.spin([&] { return io_uring_cq_ready(&ring_) >= wait; },
+                               [&] { return io_uring_get_events(&ring_); }, monotonic_ns);
+  if (found < 0) return found;
+  if (found == 1) return submitted;
   const int result = io_uring_submit_and_wait(&ring_, wait);
   return result < 0 ? result : submitted + result;
 }
@@ -208,14 +198,7 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
     io_uring_cqe* cqe = nullptr;
     io_uring_for_each_cqe(&ring_, head, cqe) {
       const auto slot = static_cast<uint32_t>(io_uring_cqe_get_data64(cqe));
-      const Slot& io = slots_[slot];
-      if (cqe->res == static_cast<int>(job_.block_size)) {
-        recorder.completed(io.write, io.prepared_ns, io.submitted_ns, now);
-      } else if (!failure) {
-        failure = transfer_failure(io.write, io.offset, cqe->res);
-        queue.stop();
-      }
-      queue.give_back(slot);
+      queue.complete(slot, slots_[slot], cqe->res, now, recorder, failure);
       if (++seen == job_.batch_complete_max) break;
     }
     io_uring_cq_advance(&ring_, seen);
@@ -240,9 +223,7 @@ Json IoUringEngine::setup() const {
 
 Result<std::unique_ptr<Engine>> make_io_uring_engine(const JobSpec& job, int fd,
                                                      BufferPool& buffers) {
-  auto engine = std::make_unique<IoUringEngine>(job, fd, buffers);
-  if (auto status = engine->init(); !status) return status.error();
-  return std::unique_ptr<Engine>(std::move(engine));
+  return initialized_engine<IoUringEngine>(job, fd, buffers);
 }
 
 }  // namespace kdrift

@@ -1,6 +1,6 @@
 #pragma once
 // The bounds of every probe parameter, kept the same way whether a profile (probe/profile.h) or
-// a command-line flag (cli/probe_arguments.cpp) set it. Each check returns the value it accepts,
+// a command-line flag (probe/override_flags.h) set it. Each check returns the value it accepts,
 // narrowed to the field's type, or says what is allowed; the caller names the key or the flag.
 
 #include <chrono>

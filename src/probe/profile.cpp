@@ -197,6 +197,7 @@ std::vector<JobSpec> Profile::jobs() const {
           job.completion_wait = workload.completion_wait;
           job.ramp = workload.ramp.value_or(ramp);
           job.runtime = workload.runtime.value_or(runtime);
+          job.sqpoll_cpu = workload.sqpoll_cpu;
           if (names.insert(job.name()).second) out.push_back(job);
         }
       }
@@ -226,6 +227,7 @@ Status apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
     if (overrides.completion_wait) workload.completion_wait = *overrides.completion_wait;
     if (overrides.ramp) workload.ramp = overrides.ramp;
     if (overrides.runtime) workload.runtime = overrides.runtime;
+    if (overrides.uring_modes.sqpoll_cpu) workload.sqpoll_cpu = overrides.uring_modes.sqpoll_cpu;
     for (auto& mode : workload.engines) {
       if (mode.kind != EngineKind::kIoUring) continue;
       mode.iopoll = mode.iopoll || overrides.uring_modes.iopoll;

@@ -30,6 +30,7 @@ struct Workload {
   CompletionWait completion_wait = CompletionWait::kSleep;
   std::optional<std::chrono::microseconds> ramp;
   std::optional<std::chrono::microseconds> runtime;
+  std::optional<int> sqpoll_cpu;  // command line only (--sqpoll-cpu)
 };
 
 struct Profile {
@@ -53,10 +54,11 @@ struct UringModes {
   bool sqpoll = false;
   bool fixedbufs = false;
   bool regfiles = false;
+  std::optional<int> sqpoll_cpu;  // the CPU every SQPOLL thread is pinned to
 };
 
 // Command-line values that replace the profile's in every workload, each already within
-// probe/job_validation.h's bounds.
+// probe/job_validation.h's bounds (probe/override_flags.h reads them from the flags).
 struct ProfileOverrides {
   std::optional<std::vector<EngineMode>> engines;
   std::optional<Pattern> rw;

@@ -4,10 +4,9 @@
 // skipped (with the reason). The result is the snapshot's "probe" section.
 
 #include <functional>
-#include <optional>
 #include <string>
-#include <vector>
 
+#include "probe/cpu_affinity.h"
 #include "probe/profile.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -15,23 +14,11 @@
 
 namespace kdrift {
 
-struct Placement {
-  enum class Kind { kNone, kCpus, kNumaLocal, kNumaRemote, kNumaNode };
-  Kind kind = Kind::kNone;
-  std::vector<int> cpus;  // kCpus
-  int node = -1;          // kNumaNode
-};
-
-// "0-3,8" -> cpus; "local", "remote", or a node number.
-Result<Placement> parse_cpus(const std::string& text);
-Result<Placement> parse_numa(const std::string& text);
-
 struct ProbeOptions {
   std::string target = ".";
   bool allow_write = false;
   bool precondition_discard = false;  // the profile's or --precondition discard
   Placement placement;
-  std::optional<int> sqpoll_cpu;
   // The canary matrix costs ~0.1 s of CPU; scripts that run many short probes of one known
   // mode may leave it out (the section then says so under "unavailable").
   bool capabilities = true;
@@ -44,17 +31,5 @@ struct ProbeOptions {
 // Errors only for what stops the whole run (the target cannot be opened or is refused); jobs
 // that fail are reported inside the section.
 Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, const SysRoot& root);
-
-// The canary matrix alone, for the target: {mode: {status, error?, cause?}}.
-inline constexpr const char* kCapabilityModes[] = {"io_uring",
-                                                   "io_uring+iopoll",
-                                                   "io_uring+sqpoll",
-                                                   "io_uring+iopoll+sqpoll",
-                                                   "io_uring+fixedbufs",
-                                                   "io_uring+regfiles",
-                                                   "libaio",
-                                                   "psync",
-                                                   "pvsync2",
-                                                   "pvsync2+hipri"};
 
 }  // namespace kdrift
