@@ -229,7 +229,7 @@ struct JobRun {
   const std::string& no_trace;  // why, then
 };
 
-Json run_job(const JobSpec& job, const JobRun& run) {
+Json run_job(const ProbeJob& job, const JobRun& run) {
   Json out = {{"name", job.name()},
               {"workload", job.workload},
               {"engine", job.engine.label()},
@@ -259,7 +259,7 @@ Json run_job(const JobSpec& job, const JobRun& run) {
                     format_size(run.target.size()) + ")";
     return out;
   }
-  JobSpec effective = job;
+  ProbeJob effective = job;
   effective.iodepth = job.effective_iodepth();
   BufferPool buffers(effective.iodepth, job.block_size);
   if (!buffers.ok()) {
@@ -394,7 +394,7 @@ constexpr int kCanaryRounds = 200;  // one second of windows at most
 Json run_canaries(const Target& target, const FailureContext& context) {
   Json matrix = Json::object();
   for (const char* name : kCapabilityModes) {
-    JobSpec canary;
+    ProbeJob canary;
     canary.engine = *EngineMode::parse(name);
     canary.rw = Pattern::kRandRead;
     canary.block_size = 4096;
@@ -523,7 +523,7 @@ Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, cons
   Json results = Json::array();
   const JobRun run{*target, root, context, trace.get(), no_trace};
   for (size_t index = 0; index < jobs.size(); ++index) {
-    JobSpec job = jobs[index];
+    ProbeJob job = jobs[index];
     if (options.sqpoll_cpu) job.sqpoll_cpu = options.sqpoll_cpu;
     if (options.progress) options.progress(index, jobs.size(), job.name());
     results.push_back(run_job(job, run));

@@ -9,14 +9,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "probe/job.h"
+#include "model/probe_job.h"
 #include "probe/recorder.h"
 
 namespace kdrift {
 
 class SlotQueue {
  public:
-  explicit SlotQueue(const JobSpec& job)
+  explicit SlotQueue(const ProbeJob& job)
       : batch_(job.batch_submit == 0 ? 0 : std::min(job.batch_submit, job.iodepth)),
         complete_min_(job.batch_complete_min) {
     free_.reserve(job.iodepth);

@@ -1,4 +1,4 @@
-#include "probe/job.h"
+#include "model/probe_job.h"
 
 #include <array>
 #include <utility>
@@ -113,7 +113,7 @@ bool pattern_random(Pattern pattern) {
          pattern == Pattern::kRandRw;
 }
 
-std::string JobSpec::name() const {
+std::string ProbeJob::name() const {
   std::string out = engine.label() + " " + std::string(pattern_name(rw));
   if (rw == Pattern::kRandRw) out += std::to_string(rwmixread);
   out += " " + format_size(block_size) + " qd" + std::to_string(effective_iodepth());

@@ -49,7 +49,7 @@ bool pattern_writes(Pattern pattern);
 bool pattern_reads(Pattern pattern);
 bool pattern_random(Pattern pattern);
 
-struct JobSpec {
+struct ProbeJob {
   std::string workload;  // the profile workload this job came from
   EngineMode engine;
   Pattern rw = Pattern::kRandRead;
