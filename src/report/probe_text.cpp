@@ -24,6 +24,34 @@ double number_at(const Json& node, std::initializer_list<std::string_view> keys)
   return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
 }
 
+// A job that measured something: its figures, the latency of the direction that did I/O (the
+// write side of a mixed job), and the CPU and device columns as the snapshot holds them.
+std::vector<std::string> measured_row(const Json& job, const std::string& name,
+                                      const std::string& status) {
+  const JobResult result = JobResult::from_json(job).value_or(JobResult{});
+  double iops = 0;
+  double bandwidth = 0;
+  const DirectionResult* main_direction = nullptr;
+  for (const auto* stats : {&result.read, &result.write}) {
+    if (!stats->has_value()) continue;
+    iops += (*stats)->iops.value_or(0);
+    bandwidth += (*stats)->bw_bytes.value_or(0);
+    if (main_direction == nullptr || (*stats)->ios.value_or(0) > 0) main_direction = &**stats;
+  }
+  std::vector<std::string> row = {name, status, count_text(iops), fixed(bandwidth / (1 << 20), 1)};
+  for (const auto& percentile : kTrackedPercentiles)
+    row.push_back(micros(main_direction, percentile.key));
+  const Json* disk = at(job, {"diskstats"});
+  for (std::string cell :
+       {fixed(number_at(job, {"cpu", "usr_pct"}), 1), fixed(number_at(job, {"cpu", "sys_pct"}), 1),
+        fixed(number_at(job, {"submit", "ios_per_call"}), 1),
+        disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
+        disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"}) {
+    row.push_back(std::move(cell));
+  }
+  return row;
+}
+
 }  // namespace
 
 std::string render_probe_text(const Json& probe, bool colour) {
@@ -74,31 +102,7 @@ std::string render_probe_text(const Json& probe, bool colour) {
       table.add({name, status});
       continue;
     }
-    const JobResult result = JobResult::from_json(job).value_or(JobResult{});
-    double iops = 0;
-    double bandwidth = 0;
-    // The latency columns show the direction that did I/O: the write side of a mixed job.
-    const DirectionResult* main_direction = nullptr;
-    for (const auto* stats : {&result.read, &result.write}) {
-      if (!stats->has_value()) continue;
-      iops += (*stats)->iops.value_or(0);
-      bandwidth += (*stats)->bw_bytes.value_or(0);
-      if (main_direction == nullptr || (*stats)->ios.value_or(0) > 0) main_direction = &**stats;
-    }
-    std::vector<std::string> row = {name, status, count_text(iops),
-                                    fixed(bandwidth / (1 << 20), 1)};
-    for (const auto& percentile : kTrackedPercentiles)
-      row.push_back(micros(main_direction, percentile.key));
-    const Json* disk = at(job, {"diskstats"});
-    for (std::string cell :
-         {fixed(number_at(job, {"cpu", "usr_pct"}), 1),
-          fixed(number_at(job, {"cpu", "sys_pct"}), 1),
-          fixed(number_at(job, {"submit", "ios_per_call"}), 1),
-          disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
-          disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"}) {
-      row.push_back(std::move(cell));
-    }
-    table.add(std::move(row));
+    table.add(measured_row(job, name, status));
   }
   table.render(out);
   for (const auto& note : notes)
