@@ -6,8 +6,8 @@
 #include <set>
 
 #include "diff/structured_diff.h"
+#include "model/percentile_set.h"
 #include "snapshot/json_access.h"
-#include "util/latency_histogram.h"
 
 namespace kdrift {
 namespace {

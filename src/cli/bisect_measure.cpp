@@ -5,6 +5,8 @@
 #include "checks/finding_signature.h"
 #include "cli/probe_arguments.h"
 #include "collect/capture.h"
+#include "model/job_result.h"
+#include "model/percentile_set.h"
 #include "snapshot/json_access.h"
 #include "util/atomic_file.h"
 #include "util/fatal.h"
@@ -13,22 +15,12 @@
 namespace kdrift {
 namespace {
 
-// The latency percentiles a metric may name, as the probe's percentile keys.
-constexpr std::pair<std::string_view, std::string_view> kPercentiles[] = {
-    {"p50", "50.000000"}, {"p99", "99.000000"}, {"p99.9", "99.900000"}};
-
-std::string_view percentile_key(std::string_view statistic) {
-  for (const auto& [name, key] : kPercentiles) {
-    if (name == statistic) return key;
-  }
-  return {};
-}
-
-// The direction of the job's I/O that the metric reads: writes for write-only workloads.
-const Json* io_side(const Json& job) {
-  const std::string rw = text_member(job, "rw");
-  const bool writes = rw == "write" || rw == "randwrite";
-  return object_member(job, writes ? "write" : "read");
+// The direction of the job's I/O that the metric reads: writes for write-only workloads (a mixed
+// one reads its read side, as the metric always has).
+const DirectionResult* io_side(const JobResult& result) {
+  const bool writes_only = result.job && result.job->writes() && !result.job->reads();
+  return writes_only ? (result.write ? &*result.write : nullptr)
+                     : (result.read ? &*result.read : nullptr);
 }
 
 Json signature_json(const FindingObservation& observation) {
@@ -51,7 +43,7 @@ Result<ProbeMetric> parse_probe_metric(std::string_view text) {
       end != depth.data() + depth.size() || metric.iodepth < 1) {
     return content_error(usage);
   }
-  if (metric.statistic != "iops" && percentile_key(metric.statistic).empty()) {
+  if (metric.statistic != "iops" && kTrackedPercentiles.by_label(metric.statistic) == nullptr) {
     return content_error(usage);
   }
   return metric;
@@ -59,35 +51,30 @@ Result<ProbeMetric> parse_probe_metric(std::string_view text) {
 
 Result<double> metric_value(const ProbeMetric& metric, const Json& probe) {
   const Json* jobs = array_member(probe, "jobs");
-  for (const Json& job : jobs != nullptr ? *jobs : Json::array()) {
-    if (text_member(job, "engine") != metric.engine ||
-        number_member(job, "iodepth").value_or(0) != metric.iodepth) {
+  for (const Json& entry : jobs != nullptr ? *jobs : Json::array()) {
+    const JobResult result = JobResult::from_json(entry).value_or(JobResult{});
+    if (!result.job || result.job->engine.label() != metric.engine ||
+        result.job->effective_iodepth() != static_cast<uint32_t>(metric.iodepth)) {
       continue;
     }
-    if (text_member(job, "status") != "ok") {
-      return content_error("job \"" + text_member(job, "name") +
-                           "\" did not run: " + text_member(job, "status"));
+    const std::string job = "job \"" + result.name + "\"";
+    if (result.status != "ok") {
+      return content_error(job + " did not run: " + result.status.value_or(""));
     }
-    const Json* side = io_side(job);
-    const Json* per_second = side != nullptr ? object_member(*side, "iops_per_second") : nullptr;
+    const DirectionResult* side = io_side(result);
     if (metric.statistic == "iops") {
-      if (const auto median = per_second ? number_member(*per_second, "median") : std::nullopt) {
-        return *median;
+      if (side != nullptr && side->iops_per_second && side->iops_per_second->median) {
+        return *side->iops_per_second->median;
       }
       // A run shorter than a second has no per-second samples: its whole-run rate stands in.
-      if (const auto whole = side != nullptr ? number_member(*side, "iops") : std::nullopt) {
-        return *whole;
-      }
-    } else {
-      const Json* latency = side != nullptr ? object_member(*side, "lat_ns") : nullptr;
-      const Json* percentiles =
-          latency != nullptr ? object_member(*latency, "percentile") : nullptr;
-      const std::string key(percentile_key(metric.statistic));
-      if (const auto value = percentiles ? number_member(*percentiles, key) : std::nullopt) {
-        return *value;
+      if (side != nullptr && side->iops) return *side->iops;
+    } else if (const auto* percentile = kTrackedPercentiles.by_label(metric.statistic);
+               side != nullptr && side->lat && percentile != nullptr) {
+      if (const auto value = side->lat->percentile(percentile->key)) {
+        return static_cast<double>(*value);
       }
     }
-    return content_error("job \"" + text_member(job, "name") + "\" has no " + metric.statistic);
+    return content_error(job + " has no " + metric.statistic);
   }
   return content_error("the probe ran no " + metric.engine + " job at iodepth " +
                        std::to_string(metric.iodepth) + " (profile " + metric.profile + ")");

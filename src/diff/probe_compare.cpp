@@ -6,61 +6,41 @@
 #include <map>
 
 #include "diff/statistics.h"
+#include "model/job_result.h"
+#include "model/percentile_set.h"
 #include "snapshot/json_access.h"
 
 namespace kdrift {
 namespace {
 
-constexpr const char* kLatencyPercentiles[] = {"50.000000", "99.000000", "99.900000"};
-
-// The direction that carried the job's I/O: the one with more I/Os (mixed jobs report both).
-std::string main_direction(const Json& job) {
-  const Json* read = object_member(job, "read");
-  const Json* write = object_member(job, "write");
-  const double reads = read != nullptr ? number_member(*read, "ios").value_or(0) : 0;
-  const double writes = write != nullptr ? number_member(*write, "ios").value_or(0) : 0;
-  if (read != nullptr && (write == nullptr || reads >= writes)) return "read";
-  return write != nullptr ? "write" : "";
+std::vector<double> as_doubles(const std::vector<uint64_t>& values) {
+  return {values.begin(), values.end()};
 }
 
-std::vector<double> iops_samples(const Json& stats) {
-  const Json* per_second = object_member(stats, "iops_per_second");
-  return numbers_in(per_second != nullptr ? array_member(*per_second, "samples") : nullptr);
+std::vector<double> iops_samples(const DirectionResult& stats) {
+  if (!stats.iops_per_second || !stats.iops_per_second->samples) return {};
+  return *stats.iops_per_second->samples;
 }
 
-std::vector<double> latency_samples(const Json& stats, const char* key) {
-  const Json* latency = object_member(stats, "lat_ns");
-  const Json* per_second = latency != nullptr ? object_member(*latency, "per_second") : nullptr;
-  return numbers_in(per_second != nullptr ? array_member(*per_second, key) : nullptr);
+std::vector<double> latency_samples(const DirectionResult& stats, std::string_view key) {
+  return stats.lat ? as_doubles(stats.lat->per_second_of(key)) : std::vector<double>{};
 }
 
-Json stats_json(const Json& stats) {
+std::optional<double> percentile_of(const DirectionResult& stats, std::string_view key) {
+  if (!stats.lat) return std::nullopt;
+  const auto value = stats.lat->percentile(key);
+  return value ? std::optional(static_cast<double>(*value)) : std::nullopt;
+}
+
+Json stats_json(const DirectionResult& stats) {
   Json out = Json::object();
-  if (const auto iops = number_member(stats, "iops")) out["iops"] = *iops;
-  if (const Json* per_second = object_member(stats, "iops_per_second")) {
-    out["iops_per_second"] = *per_second;
-  }
-  if (const Json* latency = object_member(stats, "lat_ns")) {
+  if (stats.iops) out["iops"] = *stats.iops;
+  if (stats.iops_per_second) out["iops_per_second"] = stats.iops_per_second->to_json();
+  if (stats.lat) {
     Json lat = Json::object();
-    if (const auto mean = number_member(*latency, "mean")) lat["mean"] = *mean;
-    if (const Json* percentiles = object_member(*latency, "percentile")) {
-      lat["percentile"] = *percentiles;
-    }
+    if (stats.lat->mean) lat["mean"] = *stats.lat->mean;
+    if (stats.lat->percentiles) lat["percentile"] = *stats.lat->percentiles;
     out["lat_ns"] = std::move(lat);
-  }
-  return out;
-}
-
-std::optional<double> percentile_of(const Json& stats, const char* key) {
-  const Json* latency = object_member(stats, "lat_ns");
-  const Json* percentiles = latency != nullptr ? object_member(*latency, "percentile") : nullptr;
-  return percentiles != nullptr ? number_member(*percentiles, key) : std::nullopt;
-}
-
-Json job_header(const Json& job) {
-  Json out = {{"name", text_member(job, "name")}};
-  for (const char* key : {"engine", "rw", "bs", "iodepth"}) {
-    if (const Json* value = member(job, key)) out[key] = *value;
   }
   return out;
 }
@@ -115,64 +95,55 @@ Json ratio_test(const std::vector<double>& a, const std::vector<double>& b, doub
   return out;
 }
 
-Json compare_job(const Json& a, const Json& b, double alpha) {
-  Json out = job_header(b);
-  const std::string direction = main_direction(b);
-  if (direction.empty() || main_direction(a) != direction) {
-    out["verdict"] = "insufficient-samples";
-    out["reason"] = "the job completed no I/O on one side";
-    return out;
+// Every entry of a probe section's jobs; one that is not an object reads as a job with nothing in
+// it, which compares as a job that completed no I/O.
+std::vector<JobResult> job_results(const Json& jobs) {
+  std::vector<JobResult> out;
+  out.reserve(jobs.size());
+  for (const auto& entry : jobs) {
+    auto result = JobResult::from_json(entry);
+    out.push_back(result ? std::move(*result) : JobResult{});
   }
-  out["direction"] = direction;
-  const Json& stats_a = *object_member(a, direction);
-  const Json& stats_b = *object_member(b, direction);
-  out["a"] = stats_json(stats_a);
-  out["b"] = stats_json(stats_b);
-  const auto samples_a = iops_samples(stats_a);
-  const auto samples_b = iops_samples(stats_b);
-  const auto iops_a = number_member(stats_a, "iops");
-  const auto iops_b = number_member(stats_b, "iops");
-  if (iops_a && iops_b && *iops_a > 0) out["iops_ratio"] = *iops_b / *iops_a;
-  out["samples"] = {{"a", samples_a.size()}, {"b", samples_b.size()}};
-  // At a fixed queue depth latency is depth over IOPS (Little's law), so whatever moves a whole
-  // run's IOPS moves its latency by the same factor. Per-second latency percentiles come from
-  // histogram buckets and barely vary inside a run, so their own spread would understate that
-  // drift; in the lab, two boots of one scenario moved p50 by 6-7 % at p < 0.005 while IOPS
-  // stayed inside its allowance.
-  const double latency_allowance_floor = enough_samples(samples_a.size(), samples_b.size(), alpha)
-                                             ? run_to_run_allowance(samples_a, samples_b, alpha)
-                                             : 1;
-  Json latency = Json::object();
-  bool latency_worse = false;
-  bool latency_better = false;
-  for (const char* key : kLatencyPercentiles) {
-    const auto value_a = percentile_of(stats_a, key);
-    const auto value_b = percentile_of(stats_b, key);
+  return out;
+}
+
+struct LatencyComparison {
+  Json json = Json::object();
+  bool worse = false;
+  bool better = false;
+};
+
+// Each tracked percentile's whole-run values and, with enough per-second samples, its test.
+LatencyComparison compare_latency(const DirectionResult& a, const DirectionResult& b, double alpha,
+                                  double allowance_floor) {
+  LatencyComparison out;
+  for (const auto& percentile : kTrackedPercentiles) {
+    const auto value_a = percentile_of(a, percentile.key);
+    const auto value_b = percentile_of(b, percentile.key);
     if (!value_a || !value_b) continue;
     Json entry = {{"a", *value_a}, {"b", *value_b}};
     if (*value_a > 0) entry["ratio"] = *value_b / *value_a;
-    const auto seconds_a = latency_samples(stats_a, key);
-    const auto seconds_b = latency_samples(stats_b, key);
+    const auto seconds_a = latency_samples(a, percentile.key);
+    const auto seconds_b = latency_samples(b, percentile.key);
     if (enough_samples(seconds_a.size(), seconds_b.size(), alpha)) {
-      Json test = ratio_test(seconds_a, seconds_b, alpha, false, latency_allowance_floor);
+      Json test = ratio_test(seconds_a, seconds_b, alpha, false, allowance_floor);
       for (const char* field :
            {"ci95", "p_value", "noise_allowance", "verdict", "within_run_to_run_noise"}) {
         if (test.contains(field)) entry[field] = test[field];
       }
       // The verdict is about the per-second medians, which can differ from the whole run's.
       if (test.contains("ratio")) entry["per_second_ratio"] = test["ratio"];
-      latency_worse = latency_worse || test["verdict"] == "regression";
-      latency_better = latency_better || test["verdict"] == "improvement";
+      out.worse = out.worse || test["verdict"] == "regression";
+      out.better = out.better || test["verdict"] == "improvement";
     }
-    latency[key] = std::move(entry);
+    out.json[std::string(percentile.key)] = std::move(entry);
   }
-  out["latency"] = std::move(latency);
-  if (!enough_samples(samples_a.size(), samples_b.size(), alpha)) {
-    out["verdict"] = "insufficient-samples";
-    out["reason"] = std::to_string(samples_a.size()) + " and " + std::to_string(samples_b.size()) +
-                    " per-second samples cannot reach p < alpha; run the probe longer";
-    return out;
-  }
+  return out;
+}
+
+// The IOPS test's members of the job's comparison; returns its verdict.
+std::string add_iops_test(Json& out, const std::vector<double>& samples_a,
+                          const std::vector<double>& samples_b, double alpha) {
   Json iops = ratio_test(samples_a, samples_b, alpha, true);
   if (iops.contains("ratio")) out["iops_ratio"] = iops["ratio"];
   if (iops.contains("ci95")) out["iops_ci95"] = iops["ci95"];
@@ -189,11 +160,57 @@ Json compare_job(const Json& a, const Json& b, double alpha) {
         iops["ratio"].get<double>(), 1 / allowance, allowance);
     out["reason"] = reason;
   }
+  return iops["verdict"].get<std::string>();
+}
+
+// "read" or "write": the direction that carried the job's I/O; empty when neither did.
+std::string main_direction_name(const JobResult& job) {
+  const DirectionResult* main = job.main_direction();
+  if (main == nullptr) return "";
+  return job.read && main == &*job.read ? "read" : "write";
+}
+
+Json compare_job(const JobResult& a, const JobResult& b, double alpha) {
+  Json out = b.header_json();
+  const std::string direction = main_direction_name(b);
+  if (direction.empty() || main_direction_name(a) != direction) {
+    out["verdict"] = "insufficient-samples";
+    out["reason"] = "the job completed no I/O on one side";
+    return out;
+  }
+  out["direction"] = direction;
+  const DirectionResult& stats_a = *a.main_direction();
+  const DirectionResult& stats_b = *b.main_direction();
+  out["a"] = stats_json(stats_a);
+  out["b"] = stats_json(stats_b);
+  const auto samples_a = iops_samples(stats_a);
+  const auto samples_b = iops_samples(stats_b);
+  if (stats_a.iops && stats_b.iops && *stats_a.iops > 0) {
+    out["iops_ratio"] = *stats_b.iops / *stats_a.iops;
+  }
+  out["samples"] = {{"a", samples_a.size()}, {"b", samples_b.size()}};
+  const bool enough = enough_samples(samples_a.size(), samples_b.size(), alpha);
+  // At a fixed queue depth latency is depth over IOPS (Little's law), so whatever moves a whole
+  // run's IOPS moves its latency by the same factor. Per-second latency percentiles come from
+  // histogram buckets and barely vary inside a run, so their own spread would understate that
+  // drift; in the lab, two boots of one scenario moved p50 by 6-7 % at p < 0.005 while IOPS
+  // stayed inside its allowance.
+  const double latency_allowance_floor =
+      enough ? run_to_run_allowance(samples_a, samples_b, alpha) : 1;
+  LatencyComparison latency = compare_latency(stats_a, stats_b, alpha, latency_allowance_floor);
+  out["latency"] = std::move(latency.json);
+  if (!enough) {
+    out["verdict"] = "insufficient-samples";
+    out["reason"] = std::to_string(samples_a.size()) + " and " + std::to_string(samples_b.size()) +
+                    " per-second samples cannot reach p < alpha; run the probe longer";
+    return out;
+  }
+  const std::string iops_verdict = add_iops_test(out, samples_a, samples_b, alpha);
   // A job regressed when its throughput or a latency percentile did; a tail that grew while the
   // IOPS held is still a regression for a database.
-  if (iops["verdict"] == "regression" || latency_worse) {
+  if (iops_verdict == "regression" || latency.worse) {
     out["verdict"] = "regression";
-  } else if (iops["verdict"] == "improvement" || latency_better) {
+  } else if (iops_verdict == "improvement" || latency.better) {
     out["verdict"] = "improvement";
   } else {
     out["verdict"] = "no-significant-change";
@@ -212,34 +229,33 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
                  ? "neither snapshot has probe results"
                  : std::string("only ") + (jobs_a != nullptr ? "A" : "B") + " has probe results"}};
   }
-  std::map<std::string, const Json*> by_name_a;
-  for (const auto& job : *jobs_a)
-    by_name_a.emplace(text_member(job, "name"), &job);
+  const auto results_a = job_results(*jobs_a);
+  const auto results_b = job_results(*jobs_b);
+  std::map<std::string, const JobResult*> by_name_a;
+  for (const auto& job : results_a)
+    by_name_a.emplace(job.name, &job);
   Json jobs = Json::array();
   std::map<std::string, bool> seen;
-  for (const auto& job : *jobs_b) {
-    const std::string name = text_member(job, "name");
-    seen[name] = true;
-    const auto other = by_name_a.find(name);
+  for (const auto& job : results_b) {
+    seen[job.name] = true;
+    const auto other = by_name_a.find(job.name);
     if (other == by_name_a.end()) {
-      Json only = job_header(job);
+      Json only = job.header_json();
       only["verdict"] = "only-in-b";
       jobs.push_back(std::move(only));
-    } else if (text_member(job, "status", "ok") != "ok" ||
-               text_member(*other->second, "status", "ok") != "ok") {
-      Json failed = job_header(job);
+    } else if (job.status_or_ok() != "ok" || other->second->status_or_ok() != "ok") {
+      Json failed = job.header_json();
       failed["verdict"] = "insufficient-samples";
       failed["reason"] = "the job did not run on both sides (status " +
-                         text_member(*other->second, "status", "ok") + " → " +
-                         text_member(job, "status", "ok") + ")";
+                         other->second->status_or_ok() + " → " + job.status_or_ok() + ")";
       jobs.push_back(std::move(failed));
     } else {
       jobs.push_back(compare_job(*other->second, job, alpha));
     }
   }
-  for (const auto& job : *jobs_a) {
-    if (seen.count(text_member(job, "name")) != 0) continue;
-    Json only = job_header(job);
+  for (const auto& job : results_a) {
+    if (seen.count(job.name) != 0) continue;
+    Json only = job.header_json();
     only["verdict"] = "only-in-a";
     jobs.push_back(std::move(only));
   }

@@ -14,8 +14,8 @@ namespace {
 constexpr std::chrono::microseconds kCanaryTime{5000};
 constexpr int kCanaryRounds = 200;  // one second of windows at most
 
-JobSpec canary_job(const EngineMode& mode) {
-  JobSpec canary;
+ProbeJob canary_job(const EngineMode& mode) {
+  ProbeJob canary;
   canary.engine = mode;
   canary.rw = Pattern::kRandRead;
   canary.block_size = 4096;
@@ -28,7 +28,7 @@ JobSpec canary_job(const EngineMode& mode) {
 // that reaped nothing has seen no error either (a 6.12 guest without poll queues read as "ok"
 // that way): it runs again, on a fresh engine, until something completed or failed.
 std::optional<IoFailure> run_canary(const EngineMode& mode, const Target& target) {
-  const JobSpec canary = canary_job(mode);
+  const ProbeJob canary = canary_job(mode);
   BufferPool buffers(canary.iodepth, canary.block_size);
   std::optional<IoFailure> failure;
   IoPattern pattern(canary, target.size(), 1);

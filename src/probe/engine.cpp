@@ -23,7 +23,7 @@ IoFailure transfer_failure(bool write, uint64_t offset, long result) {
   return IoFailure{EIO, "short " + where + ": " + std::to_string(result) + " bytes"};
 }
 
-Result<std::unique_ptr<Engine>> make_engine(const JobSpec& job, int fd, BufferPool& buffers) {
+Result<std::unique_ptr<Engine>> make_engine(const ProbeJob& job, int fd, BufferPool& buffers) {
   switch (job.engine.kind) {
     case EngineKind::kIoUring:
       return make_io_uring_engine(job, fd, buffers);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "probe/io_pattern.h"
-#include "probe/job.h"
+#include "model/probe_job.h"
 #include "probe/recorder.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -55,20 +55,20 @@ class Engine {
 // Sets the engine up for the job on fd: ring or aio context creation failures come back with
 // their errno (EPERM when io_uring is disabled, ENOMEM for the memlock limit, EINVAL for flags
 // the kernel does not know).
-Result<std::unique_ptr<Engine>> make_engine(const JobSpec& job, int fd, BufferPool& buffers);
+Result<std::unique_ptr<Engine>> make_engine(const ProbeJob& job, int fd, BufferPool& buffers);
 
 // A new engine of type E for the job, or why its init() failed.
 template <typename E>
-Result<std::unique_ptr<Engine>> initialized_engine(const JobSpec& job, int fd,
+Result<std::unique_ptr<Engine>> initialized_engine(const ProbeJob& job, int fd,
                                                    BufferPool& buffers) {
   auto engine = std::make_unique<E>(job, fd, buffers);
   if (auto status = engine->init(); !status) return status.error();
   return std::unique_ptr<Engine>(std::move(engine));
 }
 
-Result<std::unique_ptr<Engine>> make_io_uring_engine(const JobSpec& job, int fd,
+Result<std::unique_ptr<Engine>> make_io_uring_engine(const ProbeJob& job, int fd,
                                                      BufferPool& buffers);
-Result<std::unique_ptr<Engine>> make_libaio_engine(const JobSpec& job, int fd, BufferPool& buffers);
-std::unique_ptr<Engine> make_sync_engine(const JobSpec& job, int fd, BufferPool& buffers);
+Result<std::unique_ptr<Engine>> make_libaio_engine(const ProbeJob& job, int fd, BufferPool& buffers);
+std::unique_ptr<Engine> make_sync_engine(const ProbeJob& job, int fd, BufferPool& buffers);
 
 }  // namespace kdrift

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "model/probe_job.h"
 #include "probe/block_device.h"
-#include "probe/job.h"
 #include "util/sysroot.h"
 
 namespace kdrift {

@@ -1,6 +1,6 @@
 #include "probe/fio_import.h"
 
-#include "probe/job.h"
+#include "model/probe_job.h"
 #include "snapshot/json_access.h"
 #include "util/bounded_json.h"
 #include "util/input_file.h"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "probe/job.h"
+#include "model/probe_job.h"
 
 namespace kdrift {
 
@@ -59,7 +59,7 @@ struct IoTarget {
 
 class IoPattern {
  public:
-  IoPattern(const JobSpec& job, uint64_t region_bytes, uint64_t seed)
+  IoPattern(const ProbeJob& job, uint64_t region_bytes, uint64_t seed)
       : random_(seed),
         block_size_(job.block_size),
         blocks_(region_bytes / job.block_size),

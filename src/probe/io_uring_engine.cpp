@@ -44,7 +44,7 @@ constexpr std::array<unsigned, 3> kOptionalFlags = {
 
 class IoUringEngine final : public Engine {
  public:
-  IoUringEngine(const JobSpec& job, int fd, BufferPool& buffers)
+  IoUringEngine(const ProbeJob& job, int fd, BufferPool& buffers)
       : job_(job), fd_(fd), buffers_(buffers), slots_(job.iodepth) {}
   IoUringEngine(const IoUringEngine&) = delete;
   IoUringEngine& operator=(const IoUringEngine&) = delete;
@@ -60,7 +60,7 @@ class IoUringEngine final : public Engine {
   void prepare(uint32_t slot, const IoTarget& io);
   int submit(uint32_t wait);
 
-  JobSpec job_;
+  ProbeJob job_;
   int fd_;
   BufferPool& buffers_;
   io_uring ring_{};
@@ -221,7 +221,7 @@ Json IoUringEngine::setup() const {
 
 }  // namespace
 
-Result<std::unique_ptr<Engine>> make_io_uring_engine(const JobSpec& job, int fd,
+Result<std::unique_ptr<Engine>> make_io_uring_engine(const ProbeJob& job, int fd,
                                                      BufferPool& buffers) {
   return initialized_engine<IoUringEngine>(job, fd, buffers);
 }

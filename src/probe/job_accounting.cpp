@@ -86,7 +86,7 @@ void add_diskstats(Json& out, const JobSample& sample, const JobDevice& device,
 
 }  // namespace
 
-Json job_json(const JobSpec& job) {
+Json job_json(const ProbeJob& job) {
   Json out = {{"name", job.name()},
               {"workload", job.workload},
               {"engine", job.engine.label()},
@@ -121,7 +121,7 @@ Json samples_json(const std::vector<uint64_t>& samples) {
       {"min", sorted.front()}, {"median", median}, {"max", sorted.back()}, {"samples", samples}};
 }
 
-Json cpu_json(const JobSpec& job, const JobSample& sample) {
+Json cpu_json(const ProbeJob& job, const JobSample& sample) {
   const rusage& start = sample.usage_start;
   const rusage& end = sample.usage_end;
   const double wall_s = seconds(sample.window_end_ns - sample.window_start_ns);
@@ -142,7 +142,7 @@ Json cpu_json(const JobSpec& job, const JobSample& sample) {
   return cpu;
 }
 
-void add_measurements(Json& out, const JobSpec& job, const Recorder& recorder, JobSample sample,
+void add_measurements(Json& out, const ProbeJob& job, const Recorder& recorder, JobSample sample,
                       const JobDevice& device) {
   const double window_s = seconds(recorder.measured_ns());
   out["elapsed_s"] = window_s;

@@ -14,7 +14,7 @@
 #include "probe/block_device.h"
 #include "probe/diskstats.h"
 #include "probe/failure_cause.h"
-#include "probe/job.h"
+#include "model/probe_job.h"
 #include "probe/proc_stat.h"
 #include "probe/recorder.h"
 #include "snapshot/snapshot.h"
@@ -45,7 +45,7 @@ struct JobDevice {
 
 // name, workload, engine, rw, bs, iodepth, batch, completion_wait, ramp_s, runtime_s (and
 // rwmixread for randrw): the job as it was asked for.
-Json job_json(const JobSpec& job);
+Json job_json(const ProbeJob& job);
 
 // {errno, error, cause}: a failed engine or I/O, explained.
 Json failure_json(int code, const std::string& what, const EngineMode& mode,
@@ -56,11 +56,11 @@ Json samples_json(const std::vector<uint64_t>& samples);
 
 // {user_s, system_s, usr_pct, sys_pct, voluntary_ctx, involuntary_ctx} over the window, and
 // sqpoll_thread_s for sqpoll modes.
-Json cpu_json(const JobSpec& job, const JobSample& sample);
+Json cpu_json(const ProbeJob& job, const JobSample& sample);
 
 // What a job that ran past its ramp measured, added to its entry: elapsed_s, read and/or write,
 // cpu, submit, interrupts, diskstats and trace.
-void add_measurements(Json& out, const JobSpec& job, const Recorder& recorder, JobSample sample,
+void add_measurements(Json& out, const ProbeJob& job, const Recorder& recorder, JobSample sample,
                       const JobDevice& device);
 
 }  // namespace kdrift

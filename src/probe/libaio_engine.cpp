@@ -15,7 +15,7 @@ namespace {
 
 class LibaioEngine final : public Engine {
  public:
-  LibaioEngine(const JobSpec& job, int fd, BufferPool& buffers)
+  LibaioEngine(const ProbeJob& job, int fd, BufferPool& buffers)
       : job_(job), fd_(fd), buffers_(buffers), slots_(job.iodepth), events_(job.iodepth) {}
   LibaioEngine(const LibaioEngine&) = delete;
   LibaioEngine& operator=(const LibaioEngine&) = delete;
@@ -52,7 +52,7 @@ class LibaioEngine final : public Engine {
   void complete(int reaped, uint64_t now, SlotQueue& queue, Recorder& recorder,
                 std::optional<IoFailure>& failure);
 
-  JobSpec job_;
+  ProbeJob job_;
   int fd_;
   BufferPool& buffers_;
   io_context_t context_ = nullptr;
@@ -171,7 +171,7 @@ std::optional<IoFailure> LibaioEngine::run(IoPattern& pattern, Recorder& recorde
 
 }  // namespace
 
-Result<std::unique_ptr<Engine>> make_libaio_engine(const JobSpec& job, int fd,
+Result<std::unique_ptr<Engine>> make_libaio_engine(const ProbeJob& job, int fd,
                                                    BufferPool& buffers) {
   return initialized_engine<LibaioEngine>(job, fd, buffers);
 }

@@ -175,8 +175,8 @@ Result<Workload> parse_workload(const TomlReader& reader, const toml::table& tab
 
 }  // namespace
 
-std::vector<JobSpec> Profile::jobs() const {
-  std::vector<JobSpec> out;
+std::vector<ProbeJob> Profile::jobs() const {
+  std::vector<ProbeJob> out;
   // psync at qd1 and qd16 is the same job, and overrides can make two workloads the same job:
   // each runs once.
   std::set<std::string> names;
@@ -184,7 +184,7 @@ std::vector<JobSpec> Profile::jobs() const {
     for (const auto& engine : workload.engines) {
       for (const auto block_size : workload.block_sizes) {
         for (const auto iodepth : workload.iodepths) {
-          JobSpec job;
+          ProbeJob job;
           job.workload = workload.name;
           job.engine = engine;
           job.rw = workload.rw;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "probe/job.h"
+#include "model/probe_job.h"
 #include "util/result.h"
 
 namespace kdrift {
@@ -44,7 +44,7 @@ struct Profile {
   std::vector<Workload> workloads;
 
   // Every job, in profile order: workload, then engine, block size, queue depth.
-  std::vector<JobSpec> jobs() const;
+  std::vector<ProbeJob> jobs() const;
   bool writes() const;
 };
 

@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "util/latency_histogram.h"
+#include "model/latency_histogram.h"
 
 namespace kdrift {
 

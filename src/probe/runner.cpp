@@ -28,7 +28,7 @@ struct JobRun {
 };
 
 // Why the job cannot run on this target at all.
-std::optional<std::string> skip_reason(const JobSpec& job, const Target& target) {
+std::optional<std::string> skip_reason(const ProbeJob& job, const Target& target) {
   if (pattern_writes(job.rw) && !target.writable()) {
     std::string reasons;
     for (const auto& reason : target.write_refusals()) {
@@ -43,7 +43,7 @@ std::optional<std::string> skip_reason(const JobSpec& job, const Target& target)
   return std::nullopt;
 }
 
-Json& mark_failed(Json& out, int code, const std::string& what, const JobSpec& job,
+Json& mark_failed(Json& out, int code, const std::string& what, const ProbeJob& job,
                   const JobRun& run) {
   out["status"] = "failed";
   out["failure"] = failure_json(code, what, job.engine, run.context);
@@ -60,7 +60,7 @@ std::optional<std::string> attach_trace(const JobRun& run) {
 }
 
 // When the ramp ends: the counters the measured window starts from.
-void sample_window_start(const JobSpec& job, const JobRun& run, JobSample& sample) {
+void sample_window_start(const ProbeJob& job, const JobRun& run, JobSample& sample) {
   const auto& device = run.target.device();
   if (device) sample.interrupts_start = device_interrupts(run.root, device->disk);
   if (job.engine.sqpoll) sample.sqpoll_start = sqpoll_thread_seconds(run.root);
@@ -69,7 +69,7 @@ void sample_window_start(const JobSpec& job, const JobRun& run, JobSample& sampl
 }
 
 // When the engine has returned, before its teardown.
-void sample_window_end(const JobSpec& job, const JobRun& run, JobSample& sample) {
+void sample_window_end(const ProbeJob& job, const JobRun& run, JobSample& sample) {
   const auto& device = run.target.device();
   ::getrusage(RUSAGE_SELF, &sample.usage_end);
   sample.window_end_ns = monotonic_ns();
@@ -81,7 +81,7 @@ void sample_window_end(const JobSpec& job, const JobRun& run, JobSample& sample)
 
 // Runs the engine with everything read around it; the engine is torn down before the device's
 // last counters are read, since the ring's teardown is not part of what the device saw.
-void run_measured(Json& out, const JobSpec& job, std::unique_ptr<Engine> engine,
+void run_measured(Json& out, const ProbeJob& job, std::unique_ptr<Engine> engine,
                   const JobRun& run) {
   const auto& device = run.target.device();
   const auto no_trace = attach_trace(run);
@@ -89,7 +89,7 @@ void run_measured(Json& out, const JobSpec& job, std::unique_ptr<Engine> engine,
   if (device) {
     if (auto stats = read_disk_stats(run.root, *device)) sample.disk_before = *stats;
   }
-  JobSpec effective = job;
+  ProbeJob effective = job;
   effective.iodepth = job.effective_iodepth();
   IoPattern pattern(effective, run.target.size(), 0x5eed + job.block_size + job.iodepth);
   Recorder recorder(monotonic_ns(), static_cast<uint64_t>(job.ramp.count()) * 1000,
@@ -116,14 +116,14 @@ void run_measured(Json& out, const JobSpec& job, std::unique_ptr<Engine> engine,
                    {device, run.target.device_unavailable()});
 }
 
-Json run_job(const JobSpec& job, const JobRun& run) {
+Json run_job(const ProbeJob& job, const JobRun& run) {
   Json out = job_json(job);
   if (auto reason = skip_reason(job, run.target)) {
     out["status"] = "skipped";
     out["reason"] = *reason;
     return out;
   }
-  JobSpec effective = job;
+  ProbeJob effective = job;
   effective.iodepth = job.effective_iodepth();
   BufferPool buffers(effective.iodepth, job.block_size);
   if (!buffers.ok()) return mark_failed(out, ENOMEM, "I/O buffers", job, run);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "probe/engine.h"
-#include "probe/job.h"
+#include "model/probe_job.h"
 #include "probe/recorder.h"
 
 namespace kdrift {
@@ -26,7 +26,7 @@ struct SlotIo {
 
 class SlotQueue {
  public:
-  explicit SlotQueue(const JobSpec& job)
+  explicit SlotQueue(const ProbeJob& job)
       : batch_(job.batch_submit == 0 ? 0 : std::min(job.batch_submit, job.iodepth)),
         complete_min_(job.batch_complete_min),
         block_size_(job.block_size) {

@@ -10,7 +10,7 @@ namespace {
 
 class SyncEngine final : public Engine {
  public:
-  SyncEngine(const JobSpec& job, int fd, BufferPool& buffers)
+  SyncEngine(const ProbeJob& job, int fd, BufferPool& buffers)
       : job_(job), fd_(fd), buffers_(buffers) {}
 
   std::optional<IoFailure> run(IoPattern& pattern, Recorder& recorder) override {
@@ -52,14 +52,14 @@ class SyncEngine final : public Engine {
   }
 
  private:
-  JobSpec job_;
+  ProbeJob job_;
   int fd_;
   BufferPool& buffers_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> make_sync_engine(const JobSpec& job, int fd, BufferPool& buffers) {
+std::unique_ptr<Engine> make_sync_engine(const ProbeJob& job, int fd, BufferPool& buffers) {
   return std::make_unique<SyncEngine>(job, fd, buffers);
 }
 

@@ -3,21 +3,53 @@
 #include <cstdio>
 #include <sstream>
 
+#include "model/job_result.h"
+#include "model/percentile_set.h"
 #include "report/text_table.h"
 #include "report/trace_text.h"
 
 namespace kdrift {
 namespace {
 
-std::string micros(const Json& direction, const char* percentile) {
-  const Json* value = at(direction, {"clat_ns", "percentile", percentile});
-  if (value == nullptr || !value->is_number()) return "-";
-  return fixed(value->get<double>() / 1000.0, 1);
+// A completion-latency percentile in microseconds, "-" when the job has none.
+std::string micros(const DirectionResult* direction, std::string_view key) {
+  const auto value =
+      direction != nullptr && direction->clat ? direction->clat->percentile(key) : std::nullopt;
+  if (!value) return "-";
+  return fixed(static_cast<double>(*value) / 1000.0, 1);
 }
 
 double number_at(const Json& node, std::initializer_list<std::string_view> keys) {
   const Json* value = at(node, keys);
   return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
+}
+
+// A job that measured something: its figures, the latency of the direction that did I/O (the
+// write side of a mixed job), and the CPU and device columns as the snapshot holds them.
+std::vector<std::string> measured_row(const Json& job, const std::string& name,
+                                      const std::string& status) {
+  const JobResult result = JobResult::from_json(job).value_or(JobResult{});
+  double iops = 0;
+  double bandwidth = 0;
+  const DirectionResult* main_direction = nullptr;
+  for (const auto* stats : {&result.read, &result.write}) {
+    if (!stats->has_value()) continue;
+    iops += (*stats)->iops.value_or(0);
+    bandwidth += (*stats)->bw_bytes.value_or(0);
+    if (main_direction == nullptr || (*stats)->ios.value_or(0) > 0) main_direction = &**stats;
+  }
+  std::vector<std::string> row = {name, status, count_text(iops), fixed(bandwidth / (1 << 20), 1)};
+  for (const auto& percentile : kTrackedPercentiles)
+    row.push_back(micros(main_direction, percentile.key));
+  const Json* disk = at(job, {"diskstats"});
+  for (std::string cell :
+       {fixed(number_at(job, {"cpu", "usr_pct"}), 1), fixed(number_at(job, {"cpu", "sys_pct"}), 1),
+        fixed(number_at(job, {"submit", "ios_per_call"}), 1),
+        disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
+        disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"}) {
+    row.push_back(std::move(cell));
+  }
+  return row;
 }
 
 }  // namespace
@@ -52,8 +84,11 @@ std::string render_probe_text(const Json& probe, bool colour) {
   }
 
   out << "\n" << bold << "Jobs" << reset << " (latency: completion, microseconds)\n";
-  Table table({"job", "status", "IOPS", "MiB/s", "p50", "p99", "p99.9", "usr%", "sys%", "ios/call",
-               "dev KiB/req", "merged%"});
+  std::vector<std::string> columns = {"job", "status", "IOPS", "MiB/s"};
+  for (const auto& percentile : kTrackedPercentiles)
+    columns.emplace_back(percentile.label);
+  columns.insert(columns.end(), {"usr%", "sys%", "ios/call", "dev KiB/req", "merged%"});
+  Table table(std::move(columns));
   std::vector<std::string> notes;
   const Json* jobs = at(probe, {"jobs"});
   for (const auto& job : jobs != nullptr && jobs->is_array() ? *jobs : Json::array()) {
@@ -67,26 +102,7 @@ std::string render_probe_text(const Json& probe, bool colour) {
       table.add({name, status});
       continue;
     }
-    double iops = 0;
-    double bandwidth = 0;
-    const Json* main_direction = nullptr;
-    for (const char* direction : {"read", "write"}) {
-      if (const Json* stats = at(job, {direction})) {
-        iops += number_at(*stats, {"iops"});
-        bandwidth += number_at(*stats, {"bw_bytes"});
-        if (main_direction == nullptr || number_at(*stats, {"ios"}) > 0) main_direction = stats;
-      }
-    }
-    const Json empty = Json::object();
-    const Json& latency = main_direction != nullptr ? *main_direction : empty;
-    const Json* disk = at(job, {"diskstats"});
-    table.add({name, status, count_text(iops), fixed(bandwidth / (1 << 20), 1),
-               micros(latency, "50.000000"), micros(latency, "99.000000"),
-               micros(latency, "99.900000"), fixed(number_at(job, {"cpu", "usr_pct"}), 1),
-               fixed(number_at(job, {"cpu", "sys_pct"}), 1),
-               fixed(number_at(job, {"submit", "ios_per_call"}), 1),
-               disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
-               disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"});
+    table.add(measured_row(job, name, status));
   }
   table.render(out);
   for (const auto& note : notes)

@@ -10,6 +10,8 @@
 #include <optional>
 #include <vector>
 
+#include "model/percentile_set.h"
+#include "model/probe_job.h"
 #include "report/svg_chart.h"
 #include "report/text_table.h"
 #include "util/units.h"
@@ -85,13 +87,8 @@ footer { margin-top: 36px; font-size: 12px; color: #5b6573; }
 constexpr std::array<const char*, 3> kColoursA = {"#7aa7dc", "#2b6cb0", "#163e6c"};
 constexpr std::array<const char*, 3> kColoursB = {"#f0a35e", "#dd6b20", "#8a3b0a"};
 constexpr std::array<Marker, 3> kMarkers = {Marker::kCircle, Marker::kSquare, Marker::kTriangle};
+static_assert(kMarkers.size() == kTrackedPercentiles.size(), "a shade and marker per percentile");
 
-// The percentiles the latency chart draws, as the report's keys.
-constexpr std::array<std::pair<const char*, const char*>, 3> kLatencyPercentiles = {{
-    {"50.000000", "p50"},
-    {"99.000000", "p99"},
-    {"99.900000", "p99.9"},
-}};
 constexpr std::array<double, 3> kDistributionDepths = {1, 4, 16};
 
 std::string escaped(const Json& value) {
@@ -175,17 +172,6 @@ struct JobGroup {
   std::vector<ChartJob> jobs;
 };
 
-// What JobSpec::name() appends after the depth ("spin", "window4"): those jobs are other
-// workloads at the same engine, pattern, size and depth.
-std::string name_suffix(const std::string& name) {
-  const size_t depth = name.rfind(" qd");
-  if (depth == std::string::npos) return {};
-  size_t end = depth + 3;
-  while (end < name.size() && name[end] >= '0' && name[end] <= '9')
-    ++end;
-  return end > depth + 3 ? name.substr(end) : std::string();
-}
-
 std::string block_size_text(const Json& job) {
   const Json* size = at(job, {"bs"});
   if (size == nullptr) return "?";
@@ -203,7 +189,8 @@ std::vector<JobGroup> group_jobs(const Json& jobs) {
     if (!depth || (a == nullptr && b == nullptr)) continue;
     const std::string rw = string_at(job, {"rw"}).value_or("?");
     std::string label = string_at(job, {"engine"}).value_or("?") + " " + rw + " " +
-                        block_size_text(job) + name_suffix(string_at(job, {"name"}).value_or(""));
+                        block_size_text(job) +
+                        ProbeJob::variant_in_name(string_at(job, {"name"}).value_or(""));
     // A mixed pattern is reported per direction, each its own job.
     if (const auto direction = string_at(job, {"direction"});
         direction && rw.find("rw") != std::string::npos) {
@@ -257,14 +244,15 @@ std::optional<LineChart> latency_chart(const JobGroup& group) {
   chart.x = {"iodepth", Scale::kLog2, TickFormat::kPlain};
   chart.y = {"total latency", Scale::kLog10, TickFormat::kNanoseconds};
   for (const bool is_b : {false, true}) {
-    for (size_t i = 0; i < kLatencyPercentiles.size(); ++i) {
-      const auto& [key, name] = kLatencyPercentiles[i];
-      ChartSeries series = side_series(std::string(is_b ? "B " : "A ") + name, is_b, i);
+    for (size_t i = 0; i < kTrackedPercentiles.size(); ++i) {
+      const TrackedPercentile& percentile = kTrackedPercentiles[i];
+      ChartSeries series =
+          side_series(std::string(is_b ? "B " : "A ") + std::string(percentile.label), is_b, i);
       series.marker = kMarkers[i];
       for (const auto& job : group.jobs) {
         const Json* stats = is_b ? job.b : job.a;
         if (stats == nullptr) continue;
-        if (const auto value = number_at(*stats, {"lat_ns", "percentile", key})) {
+        if (const auto value = number_at(*stats, {"lat_ns", "percentile", percentile.key})) {
           series.points.push_back({job.iodepth, *value, std::nullopt, std::nullopt});
         }
       }
@@ -272,7 +260,7 @@ std::optional<LineChart> latency_chart(const JobGroup& group) {
     }
   }
   if (chart.series.empty()) return std::nullopt;
-  chart.legend_columns = static_cast<int>(kLatencyPercentiles.size());
+  chart.legend_columns = static_cast<int>(kTrackedPercentiles.size());
   return chart;
 }
 

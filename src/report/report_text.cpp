@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "model/percentile_set.h"
 #include "report/text_table.h"
-#include "util/latency_histogram.h"
 #include "util/text.h"
 
 namespace kdrift {

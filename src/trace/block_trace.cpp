@@ -6,9 +6,9 @@
 
 #include "block_stats.h"
 #include "block_stats.skel.h"
+#include "model/latency_histogram.h"
 #include "trace/bpf_object.h"
 #include "trace/percpu_map.h"
-#include "util/latency_histogram.h"
 #include "util/units.h"
 
 namespace kdrift {

@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (!check_file_size(profile->file_size)) __builtin_trap();
-  for (const JobSpec& job : profile->jobs()) {
+  for (const ProbeJob& job : profile->jobs()) {
     const bool within = check_block_size(job.block_size).ok() && check_iodepth(job.iodepth).ok() &&
                         check_batch_submit(job.batch_submit).ok() &&
                         check_batch_complete_min(job.batch_complete_min).ok() &&

@@ -9,8 +9,8 @@ namespace {
 
 constexpr uint64_t kSecond = 1000000000ULL;
 
-JobSpec job_of(const char* engine, Pattern rw) {
-  JobSpec job;
+ProbeJob job_of(const char* engine, Pattern rw) {
+  ProbeJob job;
   job.workload = "w";
   job.engine = *EngineMode::parse(engine);
   job.rw = rw;
@@ -86,7 +86,7 @@ TEST(JobAccounting, CpuIsShareOfTheWindowAndTheSqpollThreadsTime) {
   EXPECT_TRUE(cpu["voluntary_ctx"].is_number_integer());
   EXPECT_EQ(cpu_json(job_of("io_uring", Pattern::kRandRead), sample_over(0))["usr_pct"], 0.0);
 
-  const JobSpec sqpoll = job_of("io_uring+sqpoll", Pattern::kRandRead);
+  const ProbeJob sqpoll = job_of("io_uring+sqpoll", Pattern::kRandRead);
   JobSample sample = sample_over(2 * kSecond);
   EXPECT_EQ(cpu_json(sqpoll, sample)["unavailable"]["sqpoll_thread_s"],
             "no iou-sqp thread found in /proc/self/task");

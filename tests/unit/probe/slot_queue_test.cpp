@@ -10,8 +10,8 @@ namespace {
 
 constexpr uint64_t kSecond = 1000000000ULL;
 
-JobSpec queued(uint32_t depth, uint32_t batch_submit, uint32_t complete_min) {
-  JobSpec job;
+ProbeJob queued(uint32_t depth, uint32_t batch_submit, uint32_t complete_min) {
+  ProbeJob job;
   job.engine = *EngineMode::parse("libaio");
   job.block_size = 4096;
   job.iodepth = depth;
@@ -25,7 +25,7 @@ JobSpec queued(uint32_t depth, uint32_t batch_submit, uint32_t complete_min) {
 // as "+<submitted>/<in flight after>" then "-<reaped>" when it waits.
 class Driver {
  public:
-  explicit Driver(const JobSpec& job) : job_(job), queue_(job) {}
+  explicit Driver(const ProbeJob& job) : job_(job), queue_(job) {}
 
   std::string rounds(int count) {
     std::string out;
@@ -56,7 +56,7 @@ class Driver {
   void at(uint64_t now) { now_ = now; }
 
  private:
-  JobSpec job_;
+  ProbeJob job_;
   SlotQueue queue_;
   Recorder recorder_{0, 0, kSecond, 4096, nullptr};
   std::optional<IoFailure> failure_;

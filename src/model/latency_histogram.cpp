@@ -1,8 +1,7 @@
-#include "util/latency_histogram.h"
+#include "model/latency_histogram.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace kdrift {
 
@@ -80,21 +79,6 @@ void LatencyHistogram::record_bucket(size_t bucket, uint64_t count) {
       static_cast<double>(middle) * static_cast<double>(middle) * static_cast<double>(count);
   min_ = std::min(min_, middle);
   max_ = std::max(max_, middle);
-}
-
-std::string percentile_key(double percentile) {
-  char key[32];
-  (void)std::snprintf(key, sizeof key, "%f", percentile);
-  return key;
-}
-
-std::string percentile_label(std::string key) {
-  if (key.find('.') != std::string::npos) {
-    while (key.ends_with('0'))
-      key.pop_back();
-    if (key.ends_with('.')) key.pop_back();
-  }
-  return key;
 }
 
 nlohmann::json latency_json(const LatencyHistogram& histogram) {

@@ -1,4 +1,4 @@
-#include "util/latency_histogram.h"
+#include "model/latency_histogram.h"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "model/percentile_set.h"
+
 namespace kdrift {
 
 class LatencyHistogram {
@@ -77,17 +79,6 @@ class LatencyHistogram {
   uint64_t min_ = UINT64_MAX;
   uint64_t max_ = 0;
 };
-
-// fio's default percentile list, which already holds the seeds' 10/50/90/95/99/99.9.
-inline constexpr std::array<double, 17> kReportedPercentiles = {
-    1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
-
-// Sampled every second of a probe job, so that a latency change can be tested like an IOPS one.
-inline constexpr std::array<double, 3> kPerSecondPercentiles = {50, 99, 99.9};
-
-// fio's key for a percentile: 99.9 -> "99.900000"; and back, as people write it: "99.9".
-std::string percentile_key(double percentile);
-std::string percentile_label(std::string key);
 
 // {min, max, mean, stddev, percentile{"1.000000": ns, ...}}, as fio's clat_ns / lat_ns.
 nlohmann::json latency_json(const LatencyHistogram& histogram);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,8 @@
 #include "util/result.h"
 
 namespace kdrift {
+
+using Json = nlohmann::json;
 
 enum class EngineKind { kIoUring, kLibaio, kPsync, kPvsync2 };
 
@@ -49,7 +52,7 @@ bool pattern_writes(Pattern pattern);
 bool pattern_reads(Pattern pattern);
 bool pattern_random(Pattern pattern);
 
-struct JobSpec {
+struct ProbeJob {
   std::string workload;  // the profile workload this job came from
   EngineMode engine;
   Pattern rw = Pattern::kRandRead;
@@ -71,10 +74,28 @@ struct JobSpec {
   std::optional<int> sqpoll_cpu;
 
   // "io_uring+iopoll randwrite 4k qd16" (" spin" appended when spinning): unique within a
-  // profile, stable across runs.
+  // profile, stable across runs. The one name of a job: diff pairs jobs by it.
   std::string name() const;
+  // What name() appends after the depth (" window4", " spin"): jobs that differ only there are
+  // other workloads at the same engine, pattern, size and depth.
+  std::string variant() const;
+  // variant() read back from a recorded name, for documents that carry the name but not the
+  // fields it was made from (the report's job headers).
+  static std::string variant_in_name(std::string_view name);
   // Queue depth actually used (1 for the synchronous engines).
   uint32_t effective_iodepth() const { return engine.synchronous() ? 1 : iodepth; }
+  bool writes() const { return pattern_writes(rw); }
+  bool reads() const { return pattern_reads(rw); }
+
+  // The job's identity as a snapshot's probe.jobs[] entry holds it (docs/snapshot.md): name,
+  // workload, engine, rw, bs, iodepth (the effective one), batch{}, completion_wait, ramp_s,
+  // runtime_s, and rwmixread for randrw. sqpoll_cpu is a placement, not part of the identity.
+  Json to_json() const;
+  // The identity back from such an entry. Jobs recorded before completion_wait existed spun
+  // before sleeping (kSpin) and say nothing; every other member has been written since the
+  // probe's first version and is required. An entry that is not one of kdrift's jobs (fio's,
+  // imported) is an error naming the member.
+  static Result<ProbeJob> from_json(const Json& entry);
 };
 
 }  // namespace kdrift
