@@ -56,7 +56,6 @@ std::optional<SearchConfig> config_from(const Json& node) {
 Result<BisectStart> start_from(const Json& event, const std::string& where) {
   BisectStart start;
   start.id = text_member(event, "id");
-  start.metric = text_member(event, "metric");
   start.mode = text_member(event, "mode");
   start.profile = text_member(event, "profile");
   start.target = text_member(event, "target");
@@ -77,9 +76,13 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
     }
   }
   const Json* candidates = array_member(event, "candidates");
-  if (start.id.empty() || start.metric.empty() || start.mode.empty() || candidates == nullptr) {
+  const std::string metric = text_member(event, "metric");
+  if (start.id.empty() || metric.empty() || start.mode.empty() || candidates == nullptr) {
     return content_error(where + ": the start event needs id, metric, mode and candidates");
   }
+  auto parsed_metric = parse_bisect_metric(metric);
+  if (!parsed_metric) return content_error(where + ": " + parsed_metric.error().describe());
+  start.metric = std::move(*parsed_metric);
   for (const Json& entry : *candidates) {
     Candidate candidate{text_member(entry, "name"), text_member(entry, "kernel"),
                         text_member(entry, "initrd"), text_member(entry, "append"),
@@ -117,7 +120,7 @@ Json start_event(const BisectStart& start) {
                 {"candidates", std::move(candidates)},
                 {"good", start.candidates.at(start.good).name},
                 {"bad", start.candidates.at(start.bad).name},
-                {"metric", start.metric},
+                {"metric", to_string(start.metric)},
                 {"mode", start.mode},
                 {"config", config_json(start.config)}};
   if (!start.profile.empty()) event["profile"] = start.profile;
