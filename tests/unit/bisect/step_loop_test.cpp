@@ -97,7 +97,8 @@ BisectStart start_for(std::size_t count, BisectMetric metric, const std::string&
 }
 
 // Runs step on every boot, as kdrift-bisect.service does, until it finishes.
-StepOutcome run_until_finished(FakeMachine& machine, MemoryJournal& journal, std::string& said) {
+std::optional<Session> run_until_finished(FakeMachine& machine, MemoryJournal& journal,
+                                          std::string& said) {
   for (int boot = 0; boot < 100; ++boot) {
     std::ostringstream out;
     auto outcome = run_step(journal.session(), machine, journal, false, out);
@@ -106,10 +107,10 @@ StepOutcome run_until_finished(FakeMachine& machine, MemoryJournal& journal, std
       ADD_FAILURE() << outcome.error().describe();
       break;
     }
-    if (outcome->finished) return *outcome;
+    if (outcome->finished) return outcome->session;
   }
   ADD_FAILURE() << "step never finished";
-  return {};
+  return std::nullopt;
 }
 
 std::string first_bad(const Session& session) {
@@ -123,8 +124,9 @@ TEST(RunStep, FunctionalBisectKexecsToTheCulpritAndRecordsThePanics) {
   machine.panics = {3};
   MemoryJournal journal(start_for(8, FindingMetric{"x"}, "kexec"));
   std::string said;
-  const StepOutcome outcome = run_until_finished(machine, journal, said);
-  EXPECT_EQ(first_bad(outcome.session), "k5");
+  const auto finished = run_until_finished(machine, journal, said);
+  ASSERT_TRUE(finished);
+  EXPECT_EQ(first_bad(*finished), "k5");
   EXPECT_EQ(machine.measured.count(3), 0u);
   for (const auto& [candidate, count] : machine.measured)
     EXPECT_EQ(count, 1) << "k" << candidate;
@@ -143,8 +145,9 @@ TEST(RunStep, PerformanceBisectRecordsSamplesUntilTheAnswer) {
   machine.culprit = 4;
   MemoryJournal journal(start_for(8, ProbeMetric{"p", "io_uring", 16, "iops"}, "kexec"));
   std::string said;
-  const StepOutcome outcome = run_until_finished(machine, journal, said);
-  EXPECT_EQ(first_bad(outcome.session), "k4");
+  const auto finished = run_until_finished(machine, journal, said);
+  ASSERT_TRUE(finished);
+  EXPECT_EQ(first_bad(*finished), "k4");
   EXPECT_NE(said.find("k7: [80.0,81.0,82.0"), std::string::npos) << said;
 }
 
