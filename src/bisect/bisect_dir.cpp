@@ -151,7 +151,7 @@ Json bisect_report(const Session& session) {
   const SessionNext session_next_step = session_next(session);
   const Action& next = session_next_step.action;
   Json report = {{"id", session.start.id},
-                 {"metric", session.start.metric},
+                 {"metric", to_string(session.start.metric)},
                  {"mode", session.start.mode},
                  {"good", candidates[session.start.good].name},
                  {"bad", candidates[session.start.bad].name},

@@ -56,7 +56,6 @@ std::optional<SearchConfig> config_from(const Json& node) {
 Result<BisectStart> start_from(const Json& event, const std::string& where) {
   BisectStart start;
   start.id = text_member(event, "id");
-  start.metric = text_member(event, "metric");
   start.mode = text_member(event, "mode");
   start.profile = text_member(event, "profile");
   start.target = text_member(event, "target");
@@ -77,9 +76,13 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
     }
   }
   const Json* candidates = array_member(event, "candidates");
-  if (start.id.empty() || start.metric.empty() || start.mode.empty() || candidates == nullptr) {
+  const std::string metric = text_member(event, "metric");
+  if (start.id.empty() || metric.empty() || start.mode.empty() || candidates == nullptr) {
     return content_error(where + ": the start event needs id, metric, mode and candidates");
   }
+  auto parsed_metric = parse_bisect_metric(metric);
+  if (!parsed_metric) return content_error(where + ": " + parsed_metric.error().describe());
+  start.metric = std::move(*parsed_metric);
   for (const Json& entry : *candidates) {
     Candidate candidate{text_member(entry, "name"), text_member(entry, "kernel"),
                         text_member(entry, "initrd"), text_member(entry, "append"),
@@ -105,6 +108,76 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
   return start;
 }
 
+// A samples, crash or verdict event about the candidate at index, into the search.
+Status add_outcome(Session& session, std::size_t index, const std::string& kind, const Json& event,
+                   const std::string& where) {
+  if (kind == "samples") {
+    const Json* values = array_member(event, "values");
+    if (values == nullptr || values->empty()) {
+      return content_error(where + ": samples without values");
+    }
+    std::vector<double> numbers;
+    for (const Json& value : *values) {
+      if (!value.is_number()) return content_error(where + ": a sample is not a number");
+      numbers.push_back(value.get<double>());
+    }
+    session.search.add_samples(index, numbers);
+  } else if (kind == "crash") {
+    session.search.add_crash(index);
+  } else if (kind == "verdict") {
+    const std::string verdict = text_member(event, "verdict");
+    if (verdict == "good") {
+      session.search.declare(index, Verdict::kGood);
+    } else if (verdict == "bad") {
+      session.search.declare(index, Verdict::kBad);
+    } else if (verdict == "skip") {
+      session.search.declare(index, Verdict::kUnknown);
+    } else {
+      return content_error(where + ": verdict must be good, bad or skip, not \"" + verdict + "\"");
+    }
+  } else {
+    return content_error(where + ": unknown event \"" + kind + "\"");
+  }
+  return ok_status();
+}
+
+// One event after the start, into the session; errors name where it is.
+Status replay_event(Session& session, const Json& event, const std::string& where) {
+  const std::string kind = text_member(event, "event");
+  if (kind == "candidate") {
+    const std::string name = text_member(event, "name");
+    if (name.empty() || candidate_index(session.start, name)) {
+      return content_error(where + ": a new candidate needs a name not taken");
+    }
+    session.start.candidates.push_back({name, text_member(event, "kernel"),
+                                        text_member(event, "initrd"), text_member(event, "append"),
+                                        text_member(event, "release")});
+    session.search.add_candidate();
+    session.details.emplace_back();
+    return ok_status();
+  }
+  auto index = candidate_index(session.start, text_member(event, "candidate"));
+  if (!index) return content_error(where + ": " + index.error().describe());
+  if (kind == "attempt") {
+    const auto number = number_member(event, "attempt");
+    const int expected = static_cast<int>(session.attempts.size()) + 1;
+    if (!number || *number != expected) {
+      return content_error(where + ": attempt must be numbered " + std::to_string(expected));
+    }
+    session.attempts.push_back({expected, *index, text_member(event, "boot_id")});
+    session.pending = session.attempts.back();
+    return ok_status();
+  }
+  if (session.pending && session.pending->candidate == *index) session.pending.reset();
+  if (const std::string boot = text_member(event, "boot_id"); !boot.empty() && kind != "crash") {
+    session.measured_boots.push_back(boot);
+  }
+  if (const Json* details = member(event, "details"); details != nullptr) {
+    session.details[*index] = *details;
+  }
+  return add_outcome(session, *index, kind, event, where);
+}
+
 }  // namespace
 
 Json start_event(const BisectStart& start) {
@@ -117,7 +190,7 @@ Json start_event(const BisectStart& start) {
                 {"candidates", std::move(candidates)},
                 {"good", start.candidates.at(start.good).name},
                 {"bad", start.candidates.at(start.bad).name},
-                {"metric", start.metric},
+                {"metric", to_string(start.metric)},
                 {"mode", start.mode},
                 {"config", config_json(start.config)}};
   if (!start.profile.empty()) event["profile"] = start.profile;
@@ -177,67 +250,9 @@ Result<Session> replay(const std::vector<Json>& events, const std::string& sourc
                   {},     std::nullopt,
                   {},     std::vector<Json>(start->candidates.size())};
   for (std::size_t i = 1; i < events.size(); ++i) {
-    const Json& event = events[i];
     const std::string where = source + ": event " + std::to_string(i + 1);
-    const std::string kind = text_member(event, "event");
-    if (kind == "candidate") {
-      const std::string name = text_member(event, "name");
-      if (name.empty() || candidate_index(session.start, name)) {
-        return content_error(where + ": a new candidate needs a name not taken");
-      }
-      session.start.candidates.push_back(
-          {name, text_member(event, "kernel"), text_member(event, "initrd"),
-           text_member(event, "append"), text_member(event, "release")});
-      session.search.add_candidate();
-      session.details.emplace_back();
-      continue;
-    }
-    auto index = candidate_index(session.start, text_member(event, "candidate"));
-    if (!index) return content_error(where + ": " + index.error().describe());
-    if (kind == "attempt") {
-      const auto number = number_member(event, "attempt");
-      const int expected = static_cast<int>(session.attempts.size()) + 1;
-      if (!number || *number != expected) {
-        return content_error(where + ": attempt must be numbered " + std::to_string(expected));
-      }
-      session.attempts.push_back({expected, *index, text_member(event, "boot_id")});
-      session.pending = session.attempts.back();
-      continue;
-    }
-    if (session.pending && session.pending->candidate == *index) session.pending.reset();
-    if (const std::string boot = text_member(event, "boot_id"); !boot.empty() && kind != "crash") {
-      session.measured_boots.push_back(boot);
-    }
-    if (const Json* details = member(event, "details"); details != nullptr) {
-      session.details[*index] = *details;
-    }
-    if (kind == "samples") {
-      const Json* values = array_member(event, "values");
-      if (values == nullptr || values->empty()) {
-        return content_error(where + ": samples without values");
-      }
-      std::vector<double> numbers;
-      for (const Json& value : *values) {
-        if (!value.is_number()) return content_error(where + ": a sample is not a number");
-        numbers.push_back(value.get<double>());
-      }
-      session.search.add_samples(*index, numbers);
-    } else if (kind == "crash") {
-      session.search.add_crash(*index);
-    } else if (kind == "verdict") {
-      const std::string verdict = text_member(event, "verdict");
-      if (verdict == "good") {
-        session.search.declare(*index, Verdict::kGood);
-      } else if (verdict == "bad") {
-        session.search.declare(*index, Verdict::kBad);
-      } else if (verdict == "skip") {
-        session.search.declare(*index, Verdict::kUnknown);
-      } else {
-        return content_error(where + ": verdict must be good, bad or skip, not \"" + verdict +
-                             "\"");
-      }
-    } else {
-      return content_error(where + ": unknown event \"" + kind + "\"");
+    if (auto replayed = replay_event(session, events[i], where); !replayed) {
+      return replayed.error();
     }
   }
   return session;

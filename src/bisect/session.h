@@ -13,6 +13,7 @@
 #include "bisect/candidates.h"
 #include "bisect/cmdline_candidates.h"
 #include "bisect/search.h"
+#include "model/bisect_metric.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
 
@@ -23,8 +24,8 @@ struct BisectStart {
   std::vector<Candidate> candidates;
   std::size_t good = 0;
   std::size_t bad = 0;
-  std::string metric;  // "probe:PROFILE:MODE:IODEPTH:iops", "finding:ID", or "declared"
-  std::string mode;    // "kexec" or "manual"
+  BisectMetric metric;
+  std::string mode;  // "kexec" or "manual"
   // What `step` measures on: the probe profile run before a finding is judged (empty: a capture
   // alone) and the probe's target device or file.
   std::string profile;

@@ -3,30 +3,23 @@
 // boot (a probe figure, or a finding present or absent), which then kexecs into the next
 // candidate. Every command reads and records through the same state directory.
 
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <climits>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <iostream>
 #include <memory>
 
 #include "bisect/bisect_dir.h"
-#include "bisect/candidates.h"
-#include "bisect/cmdline_candidates.h"
 #include "bisect/isolation.h"
 #include "bisect/journal.h"
-#include "bisect/kexec.h"
-#include "bisect/step.h"
+#include "bisect/start_request.h"
+#include "bisect/step_loop.h"
 #include "checks/finding_signature.h"
 #include "checks/rule_loader.h"
-#include "cli/bisect_measure.h"
+#include "cli/bisect_step_host.h"
 #include "cli/commands.h"
 #include "cli/kdrift_units.h"
 #include "cli/output.h"
@@ -68,7 +61,8 @@ void print_outcome(const Json& report) {
     std::cout << "next: test " << shown(next, "candidate");
     if (next.contains("kernel")) std::cout << " (kernel " << shown(next, "kernel") << ")";
     if (next.contains("append")) std::cout << " append \"" << shown(next, "append") << "\"";
-    const bool measured = report.value("metric", "declared") != "declared";
+    const auto metric = parse_bisect_metric(report.value("metric", "declared"));
+    const bool measured = metric && !std::holds_alternative<DeclaredMetric>(*metric);
     std::cout << (measured ? ": kdrift bisect step measures it ("
                            : ", then kdrift bisect good|bad|skip (")
               << shown(report, "why") << ")\n";
@@ -101,96 +95,12 @@ void print_report_text(const Json& report) {
   print_outcome(report);
 }
 
-struct StartArguments {
-  std::string good;
-  std::string bad;
-  std::string candidates_file;
-  std::string kernels_from;
-  bool cmdline = false;
-  std::string metric;
-  std::string predicate;
-  std::string mode;
-  std::string profile;
-  std::string target = ".";
-  int reference_samples = SearchConfig{}.reference_samples;
-  int reference_boots = SearchConfig{}.reference_boots;
-};
-
-// What start records about how candidates are judged; usage errors are fatal and name the option.
-void set_metric(const StartArguments& args, BisectStart& start) {
-  if (!args.metric.empty() && !args.predicate.empty()) {
-    throw FatalError("bisect start: give --metric or --predicate, not both");
-  }
-  if (!args.metric.empty()) {
-    must(parse_probe_metric(args.metric));
-    if (!args.profile.empty()) throw FatalError("--profile goes inside --metric's PROFILE field");
-    start.metric = args.metric;
-  } else if (!args.predicate.empty()) {
-    const auto rules = must(builtin_rules());
-    must(functional_rule(rules, args.predicate));
-    start.metric = "finding:" + args.predicate;
-    start.profile = args.profile;
-    start.config.declared = true;
-    start.config.verify_endpoints = true;
-  } else {
-    start.metric = "declared";
-    start.config.declared = true;
-  }
-  start.target = start.metric == "declared" ? "" : args.target;
-  start.config.reference_samples = args.reference_samples;
-  start.config.reference_boots = args.reference_boots;
-  if (args.reference_boots > 1 && start.config.declared) {
-    throw FatalError("--reference-boots goes with --metric: a verdict said or predicated is exact");
-  }
-  if (args.reference_samples < 2 * args.reference_boots) {
-    throw FatalError("--reference-samples " + std::to_string(args.reference_samples) +
-                     " over --reference-boots " + std::to_string(args.reference_boots) +
-                     ": each boot needs two samples at least");
-  }
-  const bool measured = start.metric != "declared";
-  const bool all_kernels = std::all_of(start.candidates.begin(), start.candidates.end(),
-                                       [](const Candidate& c) { return !c.kernel.empty(); });
-  start.mode = !args.mode.empty() ? args.mode : (measured && all_kernels ? "kexec" : "manual");
-  if (start.mode == "kexec") {
-    if (!measured) throw FatalError("--mode kexec needs --metric or --predicate: step measures");
-    for (const Candidate& candidate : start.candidates) {
-      if (candidate.kernel.empty()) {
-        throw FatalError("--mode kexec: candidate " + candidate.name + " has no kernel=");
-      }
-    }
-  }
-}
-
-// --cmdline: the running kernel, from the root's /boot, with the good command line changed one
-// parameter at a time into the bad one. --good and --bad are then command lines.
-std::vector<Candidate> cmdline_bisect_candidates(const StartArguments& args) {
-  const SysRoot root(args.kernels_from.empty() ? "/" : args.kernels_from);
-  const auto release = root.read("/proc/sys/kernel/osrelease");
-  if (!release) throw FatalError("bisect start --cmdline: " + release.error().describe());
-  const std::string running(trim(*release));
-  for (const Candidate& kernel : must(candidates_from_boot(root))) {
-    if (kernel.release != running) continue;
-    auto candidates = cmdline_candidates(args.good, args.bad, kernel);
-    if (candidates.size() < 2)
-      throw FatalError("bisect start --cmdline: the command lines do not differ");
-    return candidates;
-  }
-  throw FatalError("bisect start --cmdline: the running kernel " + running +
-                   " has no image in /boot; list it with --candidates");
-}
-
-std::vector<Candidate> load_candidates(const StartArguments& args) {
-  if (args.cmdline) return cmdline_bisect_candidates(args);
-  if (!args.candidates_file.empty()) {
-    return must(read_candidate_list(args.candidates_file));
-  }
-  // --kernels-from DIR: DIR is a sysroot whose /boot holds the kernels ("/" for this host).
-  return must(candidates_from_boot(SysRoot(args.kernels_from)));
-}
-
-std::string new_bisect_id() {
-  return std::to_string(static_cast<long long>(std::time(nullptr))) + "-" +
-         std::to_string(static_cast<long long>(::getpid()));
+// Whether --predicate's finding can be bisected on: a functional rule's id.
+Status check_predicate(const std::string& finding_id) {
+  auto rules = builtin_rules();
+  if (!rules) return rules.error();
+  if (auto rule = functional_rule(*rules, finding_id); !rule) return rule.error();
+  return ok_status();
 }
 
 // The candidate a verdict is about: the one named, or the one the bisect asks for (an isolation
@@ -224,8 +134,42 @@ int run_for_candidate(const std::vector<std::string>& command, const Candidate& 
   return ran->exit_status;
 }
 
+// How candidates are judged and what step measures on.
+void add_judging_options(CLI::App& command, StartRequest& args) {
+  command.add_option("--metric", args.metric,
+                     "Measure each candidate: probe:PROFILE:ENGINE:IODEPTH:STAT, STAT iops, p50, "
+                     "p99 or p99.9 (a performance bisect)");
+  command.add_option("--predicate", args.predicate,
+                     "Bad is the bad endpoint's way of showing this finding id (a functional "
+                     "bisect: present or absent, and its matched values)");
+  command
+      .add_option("--mode", args.mode,
+                  "kexec: step kexecs from candidate to candidate; manual: you boot them "
+                  "(default kexec when measuring kernels)")
+      ->check(CLI::IsMember({"kexec", "manual"}));
+  command.add_option("--profile", args.profile,
+                     "With --predicate: probe profile to run before judging (default: a capture "
+                     "alone)");
+  command
+      .add_option("--reference-samples", args.reference_samples,
+                  "With --metric: probe runs on each endpoint before bisecting (fewer is "
+                  "quicker and resolves less)")
+      ->check(CLI::Range(5, 1000))
+      ->capture_default_str();
+  command
+      .add_option("--reference-boots", args.reference_boots,
+                  "With --metric: boots each endpoint's reference runs are spread over; 2 or "
+                  "more measures boot-to-boot drift and refuses a change it could hide")
+      ->check(CLI::Range(1, 10))
+      ->capture_default_str();
+  command
+      .add_option("--target", args.target,
+                  "Device or file the probe measures (never one holding data)")
+      ->capture_default_str();
+}
+
 void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
-  auto args = std::make_shared<StartArguments>();
+  auto args = std::make_shared<StartRequest>();
   auto* command = bisect.add_subcommand(
       "start", "Begin a bisect between a good and a bad candidate (oldest first)");
   command
@@ -246,36 +190,7 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
                                    "Root whose /boot holds the kernels (/ for this host)");
   list->excludes(boot);
   boot->excludes(list);
-  command->add_option("--metric", args->metric,
-                      "Measure each candidate: probe:PROFILE:ENGINE:IODEPTH:STAT, STAT iops, p50, "
-                      "p99 or p99.9 (a performance bisect)");
-  command->add_option("--predicate", args->predicate,
-                      "Bad is the bad endpoint's way of showing this finding id (a functional "
-                      "bisect: present or absent, and its matched values)");
-  command
-      ->add_option("--mode", args->mode,
-                   "kexec: step kexecs from candidate to candidate; manual: you boot them "
-                   "(default kexec when measuring kernels)")
-      ->check(CLI::IsMember({"kexec", "manual"}));
-  command->add_option("--profile", args->profile,
-                      "With --predicate: probe profile to run before judging (default: a capture "
-                      "alone)");
-  command
-      ->add_option("--reference-samples", args->reference_samples,
-                   "With --metric: probe runs on each endpoint before bisecting (fewer is "
-                   "quicker and resolves less)")
-      ->check(CLI::Range(5, 1000))
-      ->capture_default_str();
-  command
-      ->add_option("--reference-boots", args->reference_boots,
-                   "With --metric: boots each endpoint's reference runs are spread over; 2 or "
-                   "more measures boot-to-boot drift and refuses a change it could hide")
-      ->check(CLI::Range(1, 10))
-      ->capture_default_str();
-  command
-      ->add_option("--target", args->target,
-                   "Device or file the probe measures (never one holding data)")
-      ->capture_default_str();
+  add_judging_options(*command, *args);
   auto* cmdline = command->add_flag(
       "--cmdline", args->cmdline,
       "Bisect the running kernel's command line: --good and --bad are command lines, and each "
@@ -285,22 +200,10 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     if (list->count() + boot->count() == 0 && !args->cmdline) {
       throw FatalError("bisect start: give --candidates FILE, --kernels-from / or --cmdline");
     }
-    BisectStart start;
-    start.id = new_bisect_id();
-    start.candidates = load_candidates(*args);
-    if (args->cmdline) {
-      start.cmdline_good = args->good;
-      start.cmdline_changes = cmdline_changes(args->good, args->bad);
-    }
-    set_metric(*args, start);
-    const bool by_line = args->cmdline;
-    auto good = candidate_index(start, by_line ? start.candidates.front().name : args->good);
-    auto bad = candidate_index(start, by_line ? start.candidates.back().name : args->bad);
-    if (!good) throw FatalError("--good: " + good.error().describe());
-    if (!bad) throw FatalError("--bad: " + bad.error().describe());
-    if (*good >= *bad) throw FatalError("--good must come before --bad in the candidates");
-    start.good = *good;
-    start.bad = *bad;
+    const std::string id = make_bisect_id(static_cast<long long>(std::time(nullptr)),
+                                          static_cast<long long>(::getpid()));
+    const BisectStart start =
+        must(plan_start(*args, must(request_candidates(*args)), id, check_predicate));
     auto dir = must(BisectDir::create(*state_dir, start));
     print_outcome(bisect_report(must(dir.session())));
   });
@@ -355,74 +258,6 @@ struct StepArguments {
   std::string checks_directory;
 };
 
-BootIdentity read_boot_identity(const SysRoot& root) {
-  auto text = [&root](const char* path) {
-    auto contents = root.read(path);
-    if (!contents) throw FatalError("bisect step: " + contents.error().describe());
-    return std::string(trim(*contents));
-  };
-  return {text("/proc/sys/kernel/random/boot_id"), text("/proc/sys/kernel/osrelease"),
-          text("/proc/cmdline")};
-}
-
-// A file name for what a step saved about a candidate: unique per journal position.
-std::string step_snapshot_path(const BisectDir& dir, const Session& session,
-                               std::size_t candidate) {
-  std::string name = session.start.candidates[candidate].name;
-  for (char& c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '-') c = '_';
-  }
-  const std::string folder = dir.path() + "/snapshots";
-  if (::mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw FatalError("bisect step: mkdir " + folder + ": " + std::strerror(errno));
-  }
-  return folder + "/" + std::to_string(session.attempts.size()) + "-" + name + "-" +
-         std::to_string(session.measured_boots.size()) + ".json";
-}
-
-Json measure_here(const BisectDir& dir, const Session& session, const StepPlan& plan,
-                  const StepArguments& args, const SysRoot& root) {
-  const std::string& name = session.start.candidates[plan.candidate].name;
-  if (starts_with(session.start.metric, "finding:")) {
-    const auto rules = args.checks_directory.empty() ? must(builtin_rules())
-                                                     : must(load_rules(args.checks_directory));
-    return judge_by_finding(session, plan.candidate, rules, root,
-                            step_snapshot_path(dir, session, plan.candidate));
-  }
-  if (args.root != "/")
-    throw FatalError("bisect step: the probe measures the live host; not with --root");
-  const ProbeMetric metric = must(parse_probe_metric(session.start.metric));
-  return samples_event(name,
-                       measure_probe_metric(metric, session.start.target, plan.action.samples));
-}
-
-KexecPreflight checked_preflight(const SysRoot& root) {
-  const char* path = std::getenv("PATH");
-  KexecPreflight preflight =
-      kexec_preflight(root, path != nullptr ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
-  for (const std::string& note : preflight.notes)
-    std::cerr << "kexec: " << note << "\n";
-  if (!preflight.ok()) {
-    std::string problems;
-    for (const std::string& problem : preflight.problems)
-      problems += "\n  " + problem;
-    throw FatalError("bisect step: this machine cannot kexec (nothing recorded):" + problems);
-  }
-  return preflight;
-}
-
-// The kexec into plan's candidate, with the bisect token on its command line. Only returns when
-// dry_run; a failure is an infrastructure error, never a verdict.
-void boot_candidate(const Session& session, const StepPlan& plan, const BootIdentity& boot,
-                    const SysRoot& root, const KexecPreflight& preflight, bool dry_run) {
-  const Candidate& candidate = session.start.candidates[plan.candidate];
-  const std::string base =
-      candidate.append.empty() ? strip_boot_words(boot.cmdline) : candidate.append;
-  const KexecImage image{candidate.kernel, candidate.initrd,
-                         base + " " + format_bisect_token(session.start.id, plan.attempt)};
-  must(kexec_into(preflight, image, systemd_is_pid1(root), dry_run, std::cout));
-}
-
 void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir,
                    int& exit_status) {
   auto args = std::make_shared<StepArguments>();
@@ -440,64 +275,14 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
   command->callback([args, state_dir, &exit_status] {
     const SysRoot root(args->root);
     auto dir = must(BisectDir::open(*state_dir));
-    Session session = must(dir.session());
-    for (;;) {
-      const BootIdentity boot = read_boot_identity(root);
-      const StepPlan plan = plan_step(session, boot);
-      const std::string name = session.start.candidates[plan.candidate].name;
-      switch (plan.kind) {
-        case StepPlan::Kind::kFinished: {
-          const Json report = bisect_report(session);
-          print_outcome(report);
-          exit_status = report.value("state", "") == "done" ? kExitClean : kExitFindings;
-          return;
-        }
-        case StepPlan::Kind::kWrongBoot:
-          throw FatalError("bisect step: " + plan.why + " (nothing recorded)");
-        case StepPlan::Kind::kAddCandidate:
-          std::cout << "isolation test: " << plan.to_add.name << "\n";
-          if (args->dry_run) return;
-          session = must(dir.record(candidate_event(plan.to_add)));
-          continue;
-        case StepPlan::Kind::kRecordCrash: {
-          std::cout << plan.why << (args->dry_run ? " (dry run: not recorded)\n" : "\n");
-          if (args->dry_run) return;
-          Json event = crash_event(name);
-          event["attempt"] = plan.attempt;
-          event["why"] = plan.why;
-          session = must(dir.record(event));
-          continue;
-        }
-        case StepPlan::Kind::kMeasureHere: {
-          std::cout << "measuring " << name << " (" << plan.why << ")\n";
-          if (args->dry_run) return;
-          Json event = measure_here(dir, session, plan, *args, root);
-          event["boot_id"] = boot.boot_id;
-          if (plan.attempt > 0) event["attempt"] = plan.attempt;
-          session = must(dir.record(event));
-          if (const Json* details = object_member(event, "details")) {
-            std::cout << name << ": " << event.value("verdict", "") << " ("
-                      << details->value("why", "") << ")\n";
-          } else {
-            std::cout << name << ": " << event.at("values").dump() << "\n";
-          }
-          continue;
-        }
-        case StepPlan::Kind::kBoot:
-        case StepPlan::Kind::kBootAgain:
-          std::cout << "booting " << name << ", attempt " << plan.attempt << " (" << plan.why
-                    << ")\n";
-          {
-            const KexecPreflight preflight = checked_preflight(root);
-            if (plan.kind == StepPlan::Kind::kBoot && !args->dry_run) {
-              // Durable before the jump: the next boot must know what it was meant to be.
-              session = must(dir.record(attempt_event(name, plan.attempt, boot.boot_id)));
-            }
-            boot_candidate(session, plan, boot, root, preflight, args->dry_run);
-          }
-          return;
-      }
-    }
+    LiveStepHost host(root, args->root, args->checks_directory, dir);
+    DirectoryJournal journal(dir);
+    const StepOutcome outcome =
+        must(run_step(must(dir.session()), host, journal, args->dry_run, std::cout));
+    if (!outcome.finished) return;
+    const Json report = bisect_report(outcome.session);
+    print_outcome(report);
+    exit_status = report.value("state", "") == "done" ? kExitClean : kExitFindings;
   });
 }
 

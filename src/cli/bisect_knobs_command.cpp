@@ -4,20 +4,17 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 
+#include "bisect/knob_experiment.h"
 #include "bisect/knob_switch.h"
-#include "bisect/knobs.h"
 #include "cli/bisect_measure.h"
 #include "cli/commands.h"
 #include "cli/report_arguments.h"
-#include "diff/statistics.h"
 #include "probe/block_device.h"
 #include "report/text_table.h"
 #include "snapshot/snapshot.h"
@@ -30,8 +27,6 @@ namespace kdrift {
 namespace {
 
 constexpr const char* kDefaultKnobsDir = "/var/lib/kdrift/bisect-knobs";
-// Issue 7's significance level, shared out over the knobs tested (Bonferroni).
-constexpr double kAlpha = 0.01;
 
 struct KnobsArguments {
   std::string good;
@@ -41,14 +36,6 @@ struct KnobsArguments {
   int runs = 0;  // 0: the fewest that can reach the significance level
   bool dry_run = false;
   std::string format = "text";
-};
-
-struct KnobRow {
-  RuntimeKnob knob;
-  std::string live;
-  std::string why;  // not tested: why
-  std::vector<double> values;
-  std::optional<KnobEffect> effect;
 };
 
 // The whole disk whose queue serves the probe's target: a device node's own, or the one under
@@ -66,48 +53,6 @@ std::string values_text(const std::vector<KnobValue>& values) {
   for (const KnobValue& value : values)
     text += "\n  " + value.path + " = " + value.value;
   return text;
-}
-
-Json row_json(const KnobRow& row, bool dry_run) {
-  Json knob = {{"label", row.knob.label},
-               {"path", row.knob.path},
-               {"good", row.knob.good},
-               {"bad", row.knob.bad},
-               {"live", row.live}};
-  if (!row.why.empty()) {
-    knob["status"] = "not tested";
-    knob["why"] = row.why;
-  } else if (!row.effect) {
-    knob["status"] = dry_run ? "planned" : "not tested";
-  } else {
-    knob["status"] = direction_name(row.effect->direction);
-    knob["values"] = row.values;
-    knob["median"] = median(row.values);
-    knob["ratio"] = std::isfinite(row.effect->ratio) ? Json(row.effect->ratio) : Json();
-    knob["p"] = row.effect->p;
-    knob["restored"] = true;  // a failed restore stops the command before its report
-  }
-  return knob;
-}
-
-// Knobs that move the metric toward bad first, the largest change first; then the other tested
-// ones by p; then the untested ones in snapshot order.
-void rank(std::vector<KnobRow>& rows) {
-  auto order = [](const KnobRow& row) {
-    if (!row.effect) return 2;
-    return row.effect->direction == KnobDirection::kTowardBad ? 0 : 1;
-  };
-  // |ln ratio|; a baseline median of 0 makes any change unbounded.
-  auto size = [](const KnobRow& row) {
-    const double size = std::fabs(std::log(row.effect->ratio));
-    return std::isnan(size) ? HUGE_VAL : size;
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&](const KnobRow& a, const KnobRow& b) {
-    if (order(a) != order(b)) return order(a) < order(b);
-    if (order(a) == 0) return size(a) > size(b);
-    if (order(a) == 1) return a.effect->p < b.effect->p;
-    return false;
-  });
 }
 
 void print_text(const Json& report) {
@@ -149,50 +94,46 @@ void print_text(const Json& report) {
   }
 }
 
-// Throws between runs, where no knob is applied, once a signal asked the command to stop.
-void stop_if_interrupted() {
-  if (const int signal = InterruptGuard::received(); signal != 0) {
-    throw FatalError("bisect knobs: stopped by signal " + std::to_string(signal) +
-                     "; every knob is back at its good value");
+// The probe on the live host, and the signals that stop the rounds between runs.
+class ProbeBench : public KnobBench {
+ public:
+  Result<double> measure(const ProbeMetric& metric, const std::string& target) override {
+    return measure_probe_metric(metric, target, 1).front();
   }
-}
+  int stop_signal() override { return InterruptGuard::received(); }
 
-// One baseline run, then one run with each knob applied alone and restored, round after round:
-// a host that drifts (a neighbour's load, the page cache, thermal limits) moves the baseline and
-// every knob alike instead of whichever was measured last.
-void measure_in_rounds(const ProbeMetric& metric, const std::string& target, int runs,
-                       const SysRoot& root, const std::string& record, std::vector<KnobRow>& rows,
-                       Json& report) {
-  const InterruptGuard interrupt;
-  std::vector<double> baseline;
-  for (int round = 1; round <= runs; ++round) {
-    std::cerr << "round " << round << " of " << runs << "\n";
-    baseline.push_back(measure_probe_metric(metric, target, 1).front());
-    stop_if_interrupted();
-    for (KnobRow& row : rows) {
-      if (!row.why.empty()) continue;
-      auto held = AppliedKnob::apply(root, record, row.knob);
-      if (!held) {
-        row.why = "could not apply it: " + held.error().describe();
-        row.values.clear();
-        continue;
-      }
-      // An exception while measuring unwinds through held, which puts the good value back.
-      row.values.push_back(measure_probe_metric(metric, target, 1).front());
-      if (auto restored = held->restore(); !restored) {
-        throw FatalError("bisect knobs: could not restore " + row.knob.label + ": " +
-                         restored.error().describe() + " (the record stays in " + record +
-                         "; the next run retries)");
-      }
-      stop_if_interrupted();
+ private:
+  const InterruptGuard interrupt_;
+};
+
+// A knob a killed run left applied goes back first: the live values decide what is tested. On a
+// dry run, only said.
+Json restore_first(const SysRoot& root, const std::string& state_dir, const std::string& record,
+                   bool dry_run) {
+  if (dry_run) {
+    if (std::filesystem::exists(record)) {
+      std::cerr << "a previous run left a knob applied (" << record
+                << "); a real run restores it first\n";
     }
+    return Json();
   }
-  report["baseline"] = {{"values", baseline}, {"median", median(baseline)}};
-  const bool higher_is_better = metric.statistic == "iops";
-  const double alpha = report.at("alpha_per_knob").get<double>();
-  for (KnobRow& row : rows) {
-    if (row.why.empty()) row.effect = knob_effect(baseline, row.values, alpha, higher_is_better);
+  std::error_code error;
+  std::filesystem::create_directories(state_dir, error);
+  if (error) throw FatalError("bisect knobs: mkdir " + state_dir + ": " + error.message());
+  auto leftover = restore_leftover(root, record);
+  if (!leftover) {
+    throw FatalError(
+        "bisect knobs: a previous run left a knob applied and it could not be "
+        "restored: " +
+        leftover.error().describe() + " (the record stays)");
   }
+  Json restored = Json::array();
+  for (const KnobValue& value : *leftover)
+    restored.push_back({{"path", value.path}, {"value", value.value}});
+  if (!leftover->empty()) {
+    std::cerr << "restored what a killed run left applied:" << values_text(*leftover) << "\n";
+  }
+  return restored;
 }
 
 void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& exit_status) {
@@ -207,79 +148,26 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
                  {"target", args.target},
                  {"dry_run", args.dry_run},
                  {"state_dir", state_dir}};
-  // A knob a killed run left applied goes back first: the live values decide what is tested.
-  if (args.dry_run) {
-    if (std::filesystem::exists(record)) {
-      std::cerr << "a previous run left a knob applied (" << record
-                << "); a real run restores it first\n";
-    }
-  } else {
-    std::error_code error;
-    std::filesystem::create_directories(state_dir, error);
-    if (error) throw FatalError("bisect knobs: mkdir " + state_dir + ": " + error.message());
-    auto leftover = restore_leftover(root, record);
-    if (!leftover) {
-      throw FatalError(
-          "bisect knobs: a previous run left a knob applied and it could not be "
-          "restored: " +
-          leftover.error().describe() + " (the record stays)");
-    }
-    Json restored = Json::array();
-    for (const KnobValue& value : *leftover)
-      restored.push_back({{"path", value.path}, {"value", value.value}});
-    if (!leftover->empty()) {
-      std::cerr << "restored what a killed run left applied:" << values_text(*leftover) << "\n";
-    }
+  if (Json restored = restore_first(root, state_dir, record, args.dry_run); !args.dry_run) {
     report["restored_first"] = std::move(restored);
   }
-
   const auto disk = target_disk(root, args.target);
   report["device"] = disk ? Json(*disk) : Json();
-  std::vector<KnobRow> rows;
-  for (RuntimeKnob& knob : differing_knobs(good, bad)) {
-    const auto live = read_knob(root, knob.path);
-    KnobRow row{std::move(knob), live ? *live : "", "", {}, std::nullopt};
-    row.why = untested_reason(row.knob, live, disk);
-    rows.push_back(std::move(row));
-  }
-  const auto planned =
-      std::count_if(rows.begin(), rows.end(), [](const KnobRow& row) { return row.why.empty(); });
-  const double alpha = kAlpha / static_cast<double>(std::max<std::ptrdiff_t>(planned, 1));
-  const int needed = runs_to_resolve(alpha);
-  report["planned"] = planned;
-  report["alpha"] = kAlpha;
-  report["alpha_per_knob"] = alpha;
-  const int runs = args.runs > 0 ? args.runs : needed;
-  report["runs"] = runs;
-  report["resolvable"] = runs >= needed;
-  if (runs < needed) {
-    report["resolution"] = std::to_string(runs) +
-                           " runs per side cannot reach p <= " + Json(alpha).dump() + " (alpha " +
-                           Json(kAlpha).dump() + " over " + std::to_string(planned) +
-                           " knobs): give --runs " + std::to_string(needed) + " or more";
-  }
-
-  if (!args.dry_run && planned > 0)
-    measure_in_rounds(*metric, args.target, runs, root, record, rows, report);
-  rank(rows);
-  Json knobs = Json::array();
-  Json toward_bad = Json::array();
-  for (const KnobRow& row : rows) {
-    knobs.push_back(row_json(row, args.dry_run));
-    if (row.effect && row.effect->direction == KnobDirection::kTowardBad) {
-      toward_bad.push_back(row.knob.label);
+  KnobExperiment experiment =
+      plan_knob_experiment(good, bad, root, disk, *metric, args.target, args.runs);
+  if (!args.dry_run && experiment.planned > 0) {
+    ProbeBench bench;
+    if (auto done = run_knob_rounds(experiment, bench, root, record, std::cerr); !done) {
+      throw FatalError(done.error().describe());
     }
   }
-  report["tested"] = std::count_if(rows.begin(), rows.end(),
-                                   [](const KnobRow& row) { return row.effect.has_value(); });
-  report["knobs"] = std::move(knobs);
-  report["toward_bad"] = toward_bad;
+  report.update(knob_experiment_json(experiment, args.dry_run));
   if (args.format == "json") {
     std::cout << report.dump(2) << "\n";
   } else {
     print_text(report);
   }
-  exit_status = toward_bad.empty() ? kExitClean : kExitFindings;
+  exit_status = report.at("toward_bad").empty() ? kExitClean : kExitFindings;
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "cli/bisect_measure.h"
 
-#include <charconv>
-
 #include "checks/finding_signature.h"
 #include "cli/probe_arguments.h"
 #include "collect/capture.h"
@@ -28,26 +26,6 @@ Json signature_json(const FindingObservation& observation) {
 }
 
 }  // namespace
-
-Result<ProbeMetric> parse_probe_metric(std::string_view text) {
-  const std::string usage = "--metric " + std::string(text) +
-                            ": expected probe:PROFILE:ENGINE:IODEPTH:STAT with STAT iops, p50, "
-                            "p99 or p99.9 (probe:quick:io_uring:16:iops)";
-  const auto parts = split(text, ':');
-  if (parts.size() != 5 || parts[0] != "probe") return content_error(usage);
-  ProbeMetric metric{parts[1], parts[2], 0, parts[4]};
-  const std::string& depth = parts[3];
-  const auto [end, error] =
-      std::from_chars(depth.data(), depth.data() + depth.size(), metric.iodepth);
-  if (metric.profile.empty() || metric.engine.empty() || error != std::errc() ||
-      end != depth.data() + depth.size() || metric.iodepth < 1) {
-    return content_error(usage);
-  }
-  if (metric.statistic != "iops" && kTrackedPercentiles.by_label(metric.statistic) == nullptr) {
-    return content_error(usage);
-  }
-  return metric;
-}
 
 Result<double> metric_value(const ProbeMetric& metric, const Json& probe) {
   const Json* jobs = array_member(probe, "jobs");
@@ -105,7 +83,7 @@ std::vector<double> measure_probe_metric(const ProbeMetric& metric, const std::s
 Json judge_by_finding(const Session& session, std::size_t candidate, const std::vector<Rule>& rules,
                       const SysRoot& root, const std::string& snapshot_path) {
   const BisectStart& start = session.start;
-  const std::string id = start.metric.substr(std::string_view("finding:").size());
+  const std::string& id = std::get<FindingMetric>(start.metric).rule_id;
   auto rule = functional_rule(rules, id);
   if (!rule) throw FatalError("bisect step: " + rule.error().describe());
   Json snapshot = capture_snapshot(root);

@@ -8,21 +8,11 @@
 
 #include "bisect/session.h"
 #include "checks/rule.h"
+#include "model/bisect_metric.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 
 namespace kdrift {
-
-// --metric probe:PROFILE:MODE:IODEPTH:STAT, STAT one of iops (the job's median per-second IOPS),
-// p50, p99, p99.9 (the whole run's total latency percentile, ns).
-struct ProbeMetric {
-  std::string profile;
-  std::string engine;  // io_uring, io_uring+iopoll, libaio, ...
-  int iodepth = 0;
-  std::string statistic;
-};
-
-Result<ProbeMetric> parse_probe_metric(std::string_view text);
 
 // The figure from one probe section: the first job on that engine and queue depth.
 Result<double> metric_value(const ProbeMetric& metric, const Json& probe);

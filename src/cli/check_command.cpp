@@ -24,7 +24,7 @@ void register_check(CLI::App& app, int& exit_status) {
                       "BASELINE SNAPSHOT does");
   args->report.add_options(*command);
   command->callback([args, &exit_status] {
-    exit_status = check_snapshot_files(args->report, args->snapshot, args->baseline);
+    exit_status = args->report.emit_for_files({args->snapshot, args->baseline});
   });
 }
 

@@ -1,9 +1,7 @@
 #include <memory>
 
-#include "checks/analysis.h"
 #include "cli/commands.h"
 #include "cli/report_arguments.h"
-#include "snapshot/redact.h"
 
 namespace kdrift {
 namespace {
@@ -26,11 +24,8 @@ void register_diff(CLI::App& app, int& exit_status) {
   command->add_option("B", args->b, "Candidate snapshot (after, or the slow host)")->required();
   args->report.add_options(*command);
   command->callback([args, &exit_status] {
-    const auto rules = args->report.rules();
-    Json a = read_snapshot_or_exit(args->a);
-    Json b = read_snapshot_or_exit(args->b);
-    if (args->report.redact) redact_snapshots({&a, &b});
-    exit_status = args->report.emit(diff_report({a, args->a}, {b, args->b}, rules));
+    // A is the baseline, read first.
+    exit_status = args->report.emit_for_files({args->b, args->a, true});
   });
 }
 

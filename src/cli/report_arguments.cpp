@@ -4,10 +4,10 @@
 
 #include "checks/analysis.h"
 #include "checks/rule_loader.h"
+#include "checks/snapshot_files.h"
 #include "cli/output.h"
 #include "report/report_html.h"
 #include "report/report_text.h"
-#include "snapshot/redact.h"
 #include "util/fatal.h"
 
 namespace kdrift {
@@ -51,16 +51,12 @@ Json read_snapshot_or_exit(const std::string& path) {
   return std::move(*snapshot);
 }
 
-int check_snapshot_files(const ReportArguments& report, const std::string& snapshot_path,
-                         const std::string& baseline_path) {
-  const auto rules = report.rules();
-  Json snapshot = read_snapshot_or_exit(snapshot_path);
-  std::optional<Json> baseline;
-  if (!baseline_path.empty()) baseline = read_snapshot_or_exit(baseline_path);
-  if (report.redact) redact_snapshots({baseline ? &*baseline : nullptr, &snapshot});
-  return report.emit(baseline
-                         ? diff_report({*baseline, baseline_path}, {snapshot, snapshot_path}, rules)
-                         : check_report({snapshot, snapshot_path}, rules));
+int ReportArguments::emit_for_files(SnapshotFiles files) const {
+  const auto loaded = rules();
+  files.redact = redact;
+  auto report = snapshot_files_report(files, loaded);
+  if (!report) throw FatalError(report.error().describe());
+  return emit(*report);
 }
 
 }  // namespace kdrift

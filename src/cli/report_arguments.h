@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checks/rule.h"
+#include "checks/snapshot_files.h"
 #include "cli/output.h"
 #include "snapshot/snapshot.h"
 
@@ -23,15 +24,11 @@ struct ReportArguments {
   std::vector<Rule> rules() const;
   // Renders and writes the report; returns the exit status it calls for.
   int emit(const Json& report) const;
+  // The report for the files (checks/snapshot_files.h) with these rules and --redact, emitted.
+  int emit_for_files(SnapshotFiles files) const;
 };
 
 // A snapshot file (JSON, or gzip'd JSON); unreadable or invalid input is fatal (exit 2).
 Json read_snapshot_or_exit(const std::string& path);
-
-// kdrift check: the snapshot file against the rules or, with a baseline file, ranked by what
-// changed since (as kdrift diff BASELINE SNAPSHOT); written as report asks. Returns the exit
-// status. kdrift history record runs the same on a kernel change.
-int check_snapshot_files(const ReportArguments& report, const std::string& snapshot,
-                         const std::string& baseline = {});
 
 }  // namespace kdrift

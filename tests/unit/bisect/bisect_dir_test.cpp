@@ -21,7 +21,7 @@ BisectStart manual_start() {
     start.candidates.push_back({"v" + std::to_string(i), "", "", "", ""});
   start.good = 0;
   start.bad = 5;
-  start.metric = "declared";
+  start.metric = DeclaredMetric{};
   start.mode = "manual";
   start.config.declared = true;
   return start;

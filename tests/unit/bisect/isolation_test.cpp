@@ -62,7 +62,7 @@ TEST(Isolation, CommandLineBisectReportsTheChangesNeededTogether) {
   start.candidates = cmdline_candidates(start.cmdline_good, bad, {"", "/k", "", "", "r1"});
   start.good = 0;
   start.bad = start.candidates.size() - 1;
-  start.metric = "finding:iommu.strict";
+  start.metric = FindingMetric{"iommu.strict"};
   start.mode = "kexec";
   start.config.declared = true;
   start.config.verify_endpoints = true;

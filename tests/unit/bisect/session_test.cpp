@@ -14,7 +14,7 @@ BisectStart declared_start(int count) {
   }
   start.good = 0;
   start.bad = static_cast<std::size_t>(count - 1);
-  start.metric = "declared";
+  start.metric = DeclaredMetric{};
   start.mode = "manual";
   start.config.declared = true;
   return start;
@@ -65,7 +65,7 @@ TEST(Session, ReplayingTheJournalGivesTheSameState) {
 
 TEST(Session, SamplesAndCrashesReachThePerformanceSearch) {
   BisectStart start = declared_start(4);
-  start.metric = "probe:lab-quick:io_uring:16:iops";
+  start.metric = ProbeMetric{"lab-quick", "io_uring", 16, "iops"};
   start.config = SearchConfig{};
   const auto session = replay(
       {start_event(start), samples_event("k3", {90, 91, 89}), crash_event("k1")}, "journal.jsonl");
@@ -79,7 +79,7 @@ TEST(Session, SamplesAndCrashesReachThePerformanceSearch) {
 
 TEST(Session, ReferenceBootsSurviveTheJournalAndOlderJournalsMeanOne) {
   BisectStart start = declared_start(4);
-  start.metric = "probe:lab-quick:io_uring:16:iops";
+  start.metric = ProbeMetric{"lab-quick", "io_uring", 16, "iops"};
   start.config = SearchConfig{};
   start.config.reference_boots = 2;
   const auto session = replay({start_event(start)}, "journal.jsonl");
@@ -102,6 +102,8 @@ TEST(Session, BadJournalsAreNamedWithTheEvent) {
   bad_good["bad"] = "k1";
   Json bad_config = start;
   bad_config["config"]["max_samples"] = -3;
+  Json bad_metric = start;
+  bad_metric["metric"] = "probe:quick";
   const std::pair<std::vector<Json>, const char*> cases[] = {
       {{}, "j: no events"},
       {{verdict_event("k1", "good", "user")}, "j: event 1: the first event must be the start"},
@@ -113,6 +115,7 @@ TEST(Session, BadJournalsAreNamedWithTheEvent) {
        "j: event 2: a sample is not a number"},
       {{bad_good}, "the good candidate must come before the bad one"},
       {{bad_config}, "config is out of range"},
+      {{bad_metric}, "j: event 1: --metric probe:quick: expected probe:PROFILE"},
       {{Json{{"event", "start"}}}, "the start event needs id, metric, mode and candidates"},
   };
   for (const auto& [events, message] : cases) {

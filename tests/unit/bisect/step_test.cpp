@@ -57,7 +57,8 @@ BisectStart start_for(std::size_t count, bool declared) {
   }
   start.good = 0;
   start.bad = count - 1;
-  start.metric = declared ? "finding:x" : "probe:p:io_uring:16:iops";
+  start.metric = declared ? BisectMetric{FindingMetric{"x"}}
+                          : BisectMetric{ProbeMetric{"p", "io_uring", 16, "iops"}};
   start.mode = "kexec";
   start.config.declared = declared;
   start.config.verify_endpoints = declared;

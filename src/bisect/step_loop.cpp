@@ -1,0 +1,136 @@
+#include "bisect/step_loop.h"
+
+#include <cctype>
+#include <ostream>
+#include <variant>
+
+#include "snapshot/json_access.h"
+
+namespace kdrift {
+namespace {
+
+// The measurement of plan's candidate on this boot, as the event that records it (without boot
+// id and attempt).
+Result<Json> measure(const Session& session, const StepPlan& plan, StepHost& host) {
+  struct Measure {
+    const Session& session;
+    const StepPlan& plan;
+    StepHost& host;
+    Result<Json> operator()(const DeclaredMetric&) const {
+      return content_error(
+          "bisect step: this bisect's verdicts are said (kdrift bisect good|bad|skip or run): "
+          "nothing to measure (nothing recorded)");
+    }
+    Result<Json> operator()(const FindingMetric&) const {
+      return host.judge_finding(session, plan.candidate);
+    }
+    Result<Json> operator()(const ProbeMetric& probe) const {
+      auto values = host.probe(probe, session.start.target, plan.action.samples);
+      if (!values) return values.error();
+      return samples_event(session.start.candidates[plan.candidate].name, *values);
+    }
+  };
+  return std::visit(Measure{session, plan, host}, session.start.metric);
+}
+
+// Measures this boot and records it; says the verdict or the values.
+Result<Session> measure_here(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                             StepHost& host, StepJournal& journal, std::ostream& out) {
+  auto event = measure(session, plan, host);
+  if (!event) return event.error();
+  (*event)["boot_id"] = boot.boot_id;
+  if (plan.attempt > 0) (*event)["attempt"] = plan.attempt;
+  auto recorded = journal.record(*event);
+  if (!recorded) return recorded;
+  const std::string& name = session.start.candidates[plan.candidate].name;
+  if (const Json* details = object_member(*event, "details")) {
+    out << name << ": " << event->value("verdict", "") << " (" << details->value("why", "")
+        << ")\n";
+  } else {
+    out << name << ": " << event->at("values").dump() << "\n";
+  }
+  return recorded;
+}
+
+// Records the attempt (unless it was recorded in this very boot, or on a dry run) and kexecs.
+Status boot_into(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                 StepHost& host, StepJournal& journal, bool dry_run) {
+  if (auto ready = host.prepare_kexec(); !ready) return ready;
+  const std::string& name = session.start.candidates[plan.candidate].name;
+  if (plan.kind == StepPlan::Kind::kBoot && !dry_run) {
+    // Durable before the jump: the next boot must know what it was meant to be.
+    auto recorded = journal.record(attempt_event(name, plan.attempt, boot.boot_id));
+    if (!recorded) return recorded.error();
+    return host.kexec(candidate_image(*recorded, plan, boot), dry_run);
+  }
+  return host.kexec(candidate_image(session, plan, boot), dry_run);
+}
+
+Json crash_record(const std::string& name, const StepPlan& plan) {
+  Json event = crash_event(name);
+  event["attempt"] = plan.attempt;
+  event["why"] = plan.why;
+  return event;
+}
+
+}  // namespace
+
+KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot) {
+  const Candidate& candidate = session.start.candidates[plan.candidate];
+  const std::string base =
+      candidate.append.empty() ? strip_boot_words(boot.cmdline) : candidate.append;
+  return {candidate.kernel, candidate.initrd,
+          base + " " + format_bisect_token(session.start.id, plan.attempt)};
+}
+
+std::string step_snapshot_name(const Session& session, std::size_t candidate) {
+  std::string name = session.start.candidates[candidate].name;
+  for (char& c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '.' && c != '-') c = '_';
+  }
+  return std::to_string(session.attempts.size()) + "-" + name + "-" +
+         std::to_string(session.measured_boots.size()) + ".json";
+}
+
+Result<StepOutcome> run_step(Session session, StepHost& host, StepJournal& journal, bool dry_run,
+                             std::ostream& out) {
+  for (;;) {
+    const auto boot = host.boot_identity();
+    if (!boot) return content_error("bisect step: " + boot.error().describe());
+    const StepPlan plan = plan_step(session, *boot);
+    const std::string name = session.start.candidates[plan.candidate].name;
+    Result<Session> next = session;
+    switch (plan.kind) {
+      case StepPlan::Kind::kFinished:
+        return StepOutcome{true, std::move(session)};
+      case StepPlan::Kind::kWrongBoot:
+        return content_error("bisect step: " + plan.why + " (nothing recorded)");
+      case StepPlan::Kind::kAddCandidate:
+        out << "isolation test: " << plan.to_add.name << "\n";
+        if (dry_run) return StepOutcome{false, std::move(session)};
+        next = journal.record(candidate_event(plan.to_add));
+        break;
+      case StepPlan::Kind::kRecordCrash:
+        out << plan.why << (dry_run ? " (dry run: not recorded)\n" : "\n");
+        if (dry_run) return StepOutcome{false, std::move(session)};
+        next = journal.record(crash_record(name, plan));
+        break;
+      case StepPlan::Kind::kMeasureHere:
+        out << "measuring " << name << " (" << plan.why << ")\n";
+        if (dry_run) return StepOutcome{false, std::move(session)};
+        next = measure_here(session, plan, *boot, host, journal, out);
+        break;
+      case StepPlan::Kind::kBoot:
+      case StepPlan::Kind::kBootAgain:
+        out << "booting " << name << ", attempt " << plan.attempt << " (" << plan.why << ")\n";
+        if (auto booted = boot_into(session, plan, *boot, host, journal, dry_run); !booted) {
+          return booted.error();
+        }
+        return StepOutcome{false, std::move(session)};
+    }
+    if (!next) return next.error();
+    session = std::move(*next);
+  }
+}
+
+}  // namespace kdrift
