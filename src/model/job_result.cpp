@@ -93,6 +93,33 @@ LatencySummary LatencySummary::from_json(const Json& object) {
   return out;
 }
 
+LatencySummary LatencySummary::of(const LatencyHistogram& histogram) {
+  LatencySummary out;
+  out.min = histogram.min();
+  out.max = histogram.max();
+  out.mean = histogram.mean();
+  out.stddev = histogram.stddev();
+  out.percentiles.emplace();
+  for (const double p : kReportedPercentiles)
+    (*out.percentiles)[percentile_key(p)] = histogram.percentile(p);
+  return out;
+}
+
+PerSecondIops PerSecondIops::of_counts(const std::vector<uint64_t>& counts) {
+  PerSecondIops out;
+  out.samples.emplace(counts.begin(), counts.end());
+  if (counts.empty()) return out;
+  std::vector<uint64_t> sorted = counts;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t middle = sorted.size() / 2;
+  out.min = static_cast<double>(sorted.front());
+  out.max = static_cast<double>(sorted.back());
+  out.median = sorted.size() % 2 == 1
+                   ? static_cast<double>(sorted[middle])
+                   : static_cast<double>(sorted[middle - 1] + sorted[middle]) / 2.0;
+  return out;
+}
+
 Json PerSecondIops::to_json() const {
   Json out = verbatim;
   const auto figure = [&](double value) {

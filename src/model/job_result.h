@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/latency_histogram.h"
 #include "model/probe_job.h"
 
 namespace kdrift {
@@ -35,6 +36,8 @@ struct LatencySummary {
   std::vector<uint64_t> per_second_of(std::string_view key) const;
   Json to_json() const;
   static LatencySummary from_json(const Json& object);
+  // What the probe records: min, max, mean, stddev and fio's reported percentiles.
+  static LatencySummary of(const LatencyHistogram& histogram);
 };
 
 // IOPS of every whole second of the measured window: kdrift's probe counts whole I/Os (written as
@@ -51,6 +54,8 @@ struct PerSecondIops {
 
   Json to_json() const;
   static PerSecondIops from_json(const Json& object);
+  // The probe's per-second counts: min, max and the median (of the middle two for an even count).
+  static PerSecondIops of_counts(const std::vector<uint64_t>& counts);
 };
 
 // What one direction (read or write) of a job did over the measured window.

@@ -81,15 +81,4 @@ void LatencyHistogram::record_bucket(size_t bucket, uint64_t count) {
   max_ = std::max(max_, middle);
 }
 
-nlohmann::json latency_json(const LatencyHistogram& histogram) {
-  nlohmann::json percentiles = nlohmann::json::object();
-  for (const double p : kReportedPercentiles)
-    percentiles[percentile_key(p)] = histogram.percentile(p);
-  return {{"min", histogram.min()},
-          {"max", histogram.max()},
-          {"mean", histogram.mean()},
-          {"stddev", histogram.stddev()},
-          {"percentile", std::move(percentiles)}};
-}
-
 }  // namespace kdrift

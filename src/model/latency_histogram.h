@@ -7,7 +7,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -79,8 +78,5 @@ class LatencyHistogram {
   uint64_t min_ = UINT64_MAX;
   uint64_t max_ = 0;
 };
-
-// {min, max, mean, stddev, percentile{"1.000000": ns, ...}}, as fio's clat_ns / lat_ns.
-nlohmann::json latency_json(const LatencyHistogram& histogram);
 
 }  // namespace kdrift

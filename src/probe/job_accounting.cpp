@@ -1,6 +1,5 @@
 #include "probe/job_accounting.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "util/units.h"
@@ -16,35 +15,35 @@ double timeval_seconds(const timeval& value) {
   return static_cast<double>(value.tv_sec) + static_cast<double>(value.tv_usec) / 1e6;
 }
 
-Json direction_json(const DirectionStats& stats, double window_s, const Recorder& recorder,
-                    bool only_direction) {
-  Json out = {{"ios", stats.ios},
-              {"bytes", stats.bytes},
-              {"iops", window_s > 0 ? static_cast<double>(stats.ios) / window_s : 0.0},
-              {"bw_bytes", window_s > 0 ? static_cast<double>(stats.bytes) / window_s : 0.0},
-              {"slat_ns", latency_json(stats.submission)},
-              {"clat_ns", latency_json(stats.completion)},
-              {"lat_ns", latency_json(stats.total)}};
+DirectionResult direction_result(const DirectionStats& stats, double window_s,
+                                 const Recorder& recorder, bool only_direction) {
+  DirectionResult out;
+  out.ios = stats.ios;
+  out.bytes = stats.bytes;
+  out.iops = window_s > 0 ? static_cast<double>(stats.ios) / window_s : 0.0;
+  out.bw_bytes = window_s > 0 ? static_cast<double>(stats.bytes) / window_s : 0.0;
+  out.slat = LatencySummary::of(stats.submission);
+  out.clat = LatencySummary::of(stats.completion);
+  out.lat = LatencySummary::of(stats.total);
   // Per-second samples count both directions; they belong to a direction only when it is alone.
   if (only_direction) {
-    out["iops_per_second"] = samples_json(recorder.per_second());
-    Json per_second = Json::object();
+    out.iops_per_second = PerSecondIops::of_counts(recorder.per_second());
+    auto& per_second = out.lat->per_second.emplace();
     for (size_t i = 0; i < kPerSecondPercentiles.size(); ++i) {
       per_second[percentile_key(kPerSecondPercentiles[i])] = recorder.per_second_latency()[i];
     }
-    out["lat_ns"]["per_second"] = std::move(per_second);
   }
   return out;
 }
 
 // read when anything was read or nothing was written; write when anything was written.
-void add_directions(Json& out, const Recorder& recorder, double window_s) {
+void add_directions(JobResult& result, const Recorder& recorder, double window_s) {
   const bool reads = recorder.read().ios > 0;
   const bool writes = recorder.write().ios > 0;
   if (reads || !writes) {
-    out["read"] = direction_json(recorder.read(), window_s, recorder, !writes);
+    result.read = direction_result(recorder.read(), window_s, recorder, !writes);
   }
-  if (writes) out["write"] = direction_json(recorder.write(), window_s, recorder, !reads);
+  if (writes) result.write = direction_result(recorder.write(), window_s, recorder, !reads);
 }
 
 Json submit_json(const Recorder& recorder) {
@@ -86,39 +85,9 @@ void add_diskstats(Json& out, const JobSample& sample, const JobDevice& device,
 
 }  // namespace
 
-Json job_json(const ProbeJob& job) {
-  Json out = {{"name", job.name()},
-              {"workload", job.workload},
-              {"engine", job.engine.label()},
-              {"rw", pattern_name(job.rw)},
-              {"bs", job.block_size},
-              {"iodepth", job.effective_iodepth()},
-              {"batch",
-               {{"submit", job.batch_submit},
-                {"complete_min", job.batch_complete_min},
-                {"complete_max", job.batch_complete_max}}},
-              {"completion_wait", completion_wait_name(job.completion_wait)},
-              {"ramp_s", seconds(static_cast<uint64_t>(job.ramp.count()) * 1000)},
-              {"runtime_s", seconds(static_cast<uint64_t>(job.runtime.count()) * 1000)}};
-  if (job.rw == Pattern::kRandRw) out["rwmixread"] = job.rwmixread;
-  return out;
-}
-
 Json failure_json(int code, const std::string& what, const EngineMode& mode,
                   const FailureContext& context) {
   return {{"errno", code}, {"error", what}, {"cause", explain_failure(code, mode, context)}};
-}
-
-Json samples_json(const std::vector<uint64_t>& samples) {
-  if (samples.empty()) return {{"samples", Json::array()}};
-  std::vector<uint64_t> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t middle = sorted.size() / 2;
-  const double median = sorted.size() % 2 == 1
-                            ? static_cast<double>(sorted[middle])
-                            : static_cast<double>(sorted[middle - 1] + sorted[middle]) / 2.0;
-  return {
-      {"min", sorted.front()}, {"median", median}, {"max", sorted.back()}, {"samples", samples}};
 }
 
 Json cpu_json(const ProbeJob& job, const JobSample& sample) {
@@ -142,12 +111,13 @@ Json cpu_json(const ProbeJob& job, const JobSample& sample) {
   return cpu;
 }
 
-void add_measurements(Json& out, const ProbeJob& job, const Recorder& recorder, JobSample sample,
+void add_measurements(JobResult& result, const Recorder& recorder, JobSample sample,
                       const JobDevice& device) {
   const double window_s = seconds(recorder.measured_ns());
-  out["elapsed_s"] = window_s;
-  add_directions(out, recorder, window_s);
-  out["cpu"] = cpu_json(job, sample);
+  result.elapsed_s = window_s;
+  add_directions(result, recorder, window_s);
+  Json& out = result.verbatim;
+  out["cpu"] = cpu_json(*result.job, sample);
   out["submit"] = submit_json(recorder);
   add_interrupts(out, sample, device);
   Json trace = std::move(sample.trace);

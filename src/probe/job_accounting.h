@@ -1,9 +1,8 @@
 #pragma once
-// One job's entry in the snapshot's probe.jobs: what the job was, then what its run measured —
-// the recorder's counts and latencies per direction, the CPU the process and the SQPOLL thread
+// What one job's run measured, into its JobResult (the snapshot's probe.jobs entry): the
+// recorder's counts and latencies per direction, the CPU the process and the SQPOLL thread
 // spent, the submit calls, the controller's interrupts, the device's own counters and the trace,
 // each part absent with the reason under "unavailable" when it could not be read.
-// The parts are built one function each, so that a typed job result can take them one by one.
 
 #include <sys/resource.h>
 
@@ -11,10 +10,10 @@
 #include <optional>
 #include <string>
 
+#include "model/job_result.h"
 #include "probe/block_device.h"
 #include "probe/diskstats.h"
 #include "probe/failure_cause.h"
-#include "model/probe_job.h"
 #include "probe/proc_stat.h"
 #include "probe/recorder.h"
 #include "snapshot/snapshot.h"
@@ -43,24 +42,17 @@ struct JobDevice {
   const std::string& unavailable;  // when device is empty
 };
 
-// name, workload, engine, rw, bs, iodepth, batch, completion_wait, ramp_s, runtime_s (and
-// rwmixread for randrw): the job as it was asked for.
-Json job_json(const ProbeJob& job);
-
 // {errno, error, cause}: a failed engine or I/O, explained.
 Json failure_json(int code, const std::string& what, const EngineMode& mode,
                   const FailureContext& context);
-
-// {min, median, max, samples} of per-second counts.
-Json samples_json(const std::vector<uint64_t>& samples);
 
 // {user_s, system_s, usr_pct, sys_pct, voluntary_ctx, involuntary_ctx} over the window, and
 // sqpoll_thread_s for sqpoll modes.
 Json cpu_json(const ProbeJob& job, const JobSample& sample);
 
-// What a job that ran past its ramp measured, added to its entry: elapsed_s, read and/or write,
-// cpu, submit, interrupts, diskstats and trace.
-void add_measurements(Json& out, const ProbeJob& job, const Recorder& recorder, JobSample sample,
+// What a job that ran past its ramp measured, added to its result (whose job it is): elapsed_s,
+// read and/or write, and the sections kept as JSON: cpu, submit, interrupts, diskstats, trace.
+void add_measurements(JobResult& result, const Recorder& recorder, JobSample sample,
                       const JobDevice& device);
 
 }  // namespace kdrift

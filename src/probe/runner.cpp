@@ -29,7 +29,7 @@ struct JobRun {
 
 // Why the job cannot run on this target at all.
 std::optional<std::string> skip_reason(const ProbeJob& job, const Target& target) {
-  if (pattern_writes(job.rw) && !target.writable()) {
+  if (job.writes() && !target.writable()) {
     std::string reasons;
     for (const auto& reason : target.write_refusals()) {
       reasons += (reasons.empty() ? "" : "; ") + reason;
@@ -43,11 +43,10 @@ std::optional<std::string> skip_reason(const ProbeJob& job, const Target& target
   return std::nullopt;
 }
 
-Json& mark_failed(Json& out, int code, const std::string& what, const ProbeJob& job,
-                  const JobRun& run) {
-  out["status"] = "failed";
-  out["failure"] = failure_json(code, what, job.engine, run.context);
-  return out;
+JobResult& mark_failed(JobResult& result, int code, const std::string& what, const JobRun& run) {
+  result.status = "failed";
+  result.verbatim["failure"] = failure_json(code, what, result.job->engine, run.context);
+  return result;
 }
 
 // Attached before the first diskstats read and detached after the last, so the programs see
@@ -81,8 +80,8 @@ void sample_window_end(const ProbeJob& job, const JobRun& run, JobSample& sample
 
 // Runs the engine with everything read around it; the engine is torn down before the device's
 // last counters are read, since the ring's teardown is not part of what the device saw.
-void run_measured(Json& out, const ProbeJob& job, std::unique_ptr<Engine> engine,
-                  const JobRun& run) {
+void run_measured(JobResult& result, std::unique_ptr<Engine> engine, const JobRun& run) {
+  const ProbeJob& job = *result.job;
   const auto& device = run.target.device();
   const auto no_trace = attach_trace(run);
   JobSample sample;
@@ -101,37 +100,38 @@ void run_measured(Json& out, const ProbeJob& job, std::unique_ptr<Engine> engine
   if (job.engine.sqpoll) wait_for_sqpoll_exit(run.root);
   if (device && sample.disk_before) sample.disk_after = read_disk_stats(run.root, *device);
   if (no_trace) {
-    out["unavailable"]["trace"] = *no_trace;
+    result.verbatim["unavailable"]["trace"] = *no_trace;
   } else {
     sample.trace = run.trace->detach();
   }
   if (failure) {
-    mark_failed(out, failure->code, failure->what, job, run);
+    mark_failed(result, failure->code, failure->what, run);
   } else {
-    out["status"] = "ok";
-    if (auto doubt = polling_doubt(job.engine, run.context)) out["polling_doubt"] = *doubt;
+    result.status = "ok";
+    if (auto doubt = polling_doubt(job.engine, run.context)) {
+      result.verbatim["polling_doubt"] = *doubt;
+    }
   }
   if (!recorder.measuring()) return;  // failed during the ramp: nothing measured
-  add_measurements(out, job, recorder, std::move(sample),
-                   {device, run.target.device_unavailable()});
+  add_measurements(result, recorder, std::move(sample), {device, run.target.device_unavailable()});
 }
 
-Json run_job(const ProbeJob& job, const JobRun& run) {
-  Json out = job_json(job);
+JobResult run_job(const ProbeJob& job, const JobRun& run) {
+  JobResult result(job);
   if (auto reason = skip_reason(job, run.target)) {
-    out["status"] = "skipped";
-    out["reason"] = *reason;
-    return out;
+    result.status = "skipped";
+    result.reason = *reason;
+    return result;
   }
   ProbeJob effective = job;
   effective.iodepth = job.effective_iodepth();
   BufferPool buffers(effective.iodepth, job.block_size);
-  if (!buffers.ok()) return mark_failed(out, ENOMEM, "I/O buffers", job, run);
+  if (!buffers.ok()) return mark_failed(result, ENOMEM, "I/O buffers", run);
   auto engine = make_engine(effective, run.target.fd(), buffers);
-  if (!engine) return mark_failed(out, engine.error().code, engine.error().context, job, run);
-  out["setup"] = (*engine)->setup();
-  run_measured(out, job, std::move(*engine), run);
-  return out;
+  if (!engine) return mark_failed(result, engine.error().code, engine.error().context, run);
+  result.verbatim["setup"] = (*engine)->setup();
+  run_measured(result, std::move(*engine), run);
+  return result;
 }
 
 // The trace programs for the disk under the target and for this process's io_uring rings.
@@ -160,7 +160,7 @@ Json run_jobs(const Profile& profile, const ProbeOptions& options, const JobRun&
   Json results = Json::array();
   for (size_t index = 0; index < jobs.size(); ++index) {
     if (options.progress) options.progress(index, jobs.size(), jobs[index].name());
-    results.push_back(run_job(jobs[index], run));
+    results.push_back(run_job(jobs[index], run).to_json());
   }
   return results;
 }

@@ -6,6 +6,7 @@
 
 #include "block_stats.h"
 #include "block_stats.skel.h"
+#include "model/job_result.h"
 #include "model/latency_histogram.h"
 #include "trace/bpf_object.h"
 #include "trace/percpu_map.h"
@@ -62,7 +63,7 @@ Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
   LatencyHistogram histogram;
   for (size_t bucket = 0; bucket < buckets.size(); ++bucket)
     histogram.record_bucket(bucket, buckets[bucket]);
-  Json out = latency_json(histogram);
+  Json out = LatencySummary::of(histogram).to_json();
   out["count"] = histogram.count();
   Json rows = Json::array();
   for (const auto& [low, high, count] : histogram.non_empty())

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <random>
 
+#include "model/job_result.h"
+
 namespace kdrift {
 namespace {
 
@@ -84,8 +86,7 @@ TEST(LatencyHistogram, BucketCountsGiveTheSamePercentiles) {
     EXPECT_NEAR(static_cast<double>(from_buckets.percentile(p)), exact, exact * 0.004) << p;
   }
   EXPECT_NEAR(from_buckets.mean(), recorded.mean(), recorded.mean() * 0.004);
-  const auto json = latency_json(from_buckets);
-  EXPECT_EQ(json["percentile"]["50.000000"], from_buckets.percentile(50));
+  EXPECT_EQ(LatencySummary::of(from_buckets).percentile("50.000000"), from_buckets.percentile(50));
 }
 
 }  // namespace

@@ -40,14 +40,14 @@ std::set<std::string> shape(const Json& value, const std::string& path = "") {
 }
 
 TEST(JobAccounting, TheJobAsAskedFor) {
-  const Json job = job_json(job_of("psync", Pattern::kRandRw));
+  const Json job = JobResult(job_of("psync", Pattern::kRandRw)).to_json();
   EXPECT_EQ(job["name"], job_of("psync", Pattern::kRandRw).name());
   EXPECT_EQ(job["iodepth"], 1);  // psync has one I/O in flight
   EXPECT_EQ(job["rwmixread"], 50);
   EXPECT_EQ(job["ramp_s"], 0.5);
   EXPECT_TRUE(job["ramp_s"].is_number_float());
   EXPECT_EQ(
-      shape(job_json(job_of("io_uring", Pattern::kRandRead))),
+      shape(JobResult(job_of("io_uring", Pattern::kRandRead)).to_json()),
       (std::set<std::string>{".batch.complete_max:numberu", ".batch.complete_min:numberu",
                              ".batch.submit:numberu", ".bs:numberu", ".completion_wait:string",
                              ".engine:string", ".iodepth:numberu", ".name:string", ".ramp_s:number",
@@ -55,10 +55,14 @@ TEST(JobAccounting, TheJobAsAskedFor) {
 }
 
 TEST(JobAccounting, SamplesHaveAMedianOfTheMiddleTwo) {
-  EXPECT_EQ(samples_json({}), Json({{"samples", Json::array()}}));
-  EXPECT_EQ(samples_json({30, 10, 20}),
+  const auto samples = [](std::vector<uint64_t> counts) {
+    return PerSecondIops::of_counts(counts).to_json();
+  };
+  EXPECT_EQ(samples({}), Json({{"samples", Json::array()}}));
+  EXPECT_EQ(samples({30, 10, 20}),
             Json({{"min", 10}, {"median", 20.0}, {"max", 30}, {"samples", {30, 10, 20}}}));
-  EXPECT_EQ(samples_json({4, 1, 2, 3})["median"], 2.5);
+  EXPECT_TRUE(samples({30, 10, 20})["min"].is_number_unsigned());
+  EXPECT_EQ(samples({4, 1, 2, 3})["median"], 2.5);
 }
 
 JobSample sample_over(uint64_t wall_ns) {
@@ -125,9 +129,9 @@ TEST(JobAccounting, MeasurementsOfAReadJobOnALoopDevice) {
   sample.disk_before = stats(10, 80);
   sample.disk_after = Result<DiskStats>(stats(210, 1680));
   sample.trace = Json({{"block", {{"ios", 200}}}});
-  Json out;
-  add_measurements(out, job_of("io_uring", Pattern::kRandRead), recorder, sample,
-                   {loop, no_device});
+  JobResult result(job_of("io_uring", Pattern::kRandRead));
+  add_measurements(result, recorder, sample, {loop, no_device});
+  Json out = result.to_json();
   EXPECT_EQ(out["elapsed_s"], 2.0);
   EXPECT_FALSE(out.contains("write"));
   EXPECT_EQ(out["read"]["ios"], 200);
@@ -151,9 +155,9 @@ TEST(JobAccounting, WithoutADeviceEachCounterSaysWhy) {
   const Recorder recorder = measured_reads();
   const std::optional<BlockDeviceRef> none;
   const std::string why = "tmpfs has no block device";
-  Json out;
-  add_measurements(out, job_of("io_uring", Pattern::kRandRead), recorder, sample_over(2 * kSecond),
-                   {none, why});
+  JobResult result(job_of("io_uring", Pattern::kRandRead));
+  add_measurements(result, recorder, sample_over(2 * kSecond), {none, why});
+  Json out = result.to_json();
   EXPECT_EQ(out["unavailable"], Json({{"interrupts", why}, {"diskstats", why}}));
   EXPECT_FALSE(out.contains("trace"));
   EXPECT_FALSE(out.contains("diskstats"));
@@ -168,8 +172,9 @@ TEST(JobAccounting, InterruptsAndAFailedSecondStatRead) {
   sample.interrupts_end = DeviceInterrupts{1150, Json({"virtio1-req.0"})};
   sample.disk_before = stats(0, 0);
   sample.disk_after = Result<DiskStats>(make_error(ENOENT, "/sys/dev/block/254:0/stat"));
-  Json out;
-  add_measurements(out, job_of("io_uring", Pattern::kRandRead), recorder, sample, {vda, unused});
+  JobResult result(job_of("io_uring", Pattern::kRandRead));
+  add_measurements(result, recorder, sample, {vda, unused});
+  Json out = result.to_json();
   EXPECT_EQ(out["interrupts"], Json({{"count", 150}, {"lines", {"virtio1-req.0"}}}));
   EXPECT_EQ(out["unavailable"]["diskstats"], sample.disk_after->error().describe());
   EXPECT_FALSE(out["unavailable"].contains("interrupts"));
@@ -183,9 +188,9 @@ TEST(JobAccounting, ReadsAndWritesEachWithoutPerSecondSamples) {
   (void)recorder.finished(kSecond);
   const std::optional<BlockDeviceRef> none;
   const std::string why = "none";
-  Json out;
-  add_measurements(out, job_of("io_uring", Pattern::kRandRw), recorder, sample_over(kSecond),
-                   {none, why});
+  JobResult result(job_of("io_uring", Pattern::kRandRw));
+  add_measurements(result, recorder, sample_over(kSecond), {none, why});
+  Json out = result.to_json();
   EXPECT_EQ(out["read"]["ios"], 1);
   EXPECT_EQ(out["write"]["ios"], 1);
   EXPECT_FALSE(out["read"].contains("iops_per_second"));
