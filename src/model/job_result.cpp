@@ -40,12 +40,70 @@ std::optional<Parsed> as_object(const Json& value) {
 // Writes the member when the value is there.
 template <typename Value>
 void put(Json& out, const char* key, const std::optional<Value>& value) {
-  if (value) out[key] = *value;
+  if (!value) return;
+  if constexpr (requires { value->to_json(); }) {
+    out[key] = value->to_json();
+  } else {
+    out[key] = *value;
+  }
 }
 
-template <typename Value>
-void put_json(Json& out, const char* key, const std::optional<Value>& value) {
-  if (value) out[key] = value->to_json();
+std::optional<std::map<std::string, uint64_t>> as_count_map(const Json& value) {
+  return as_map<uint64_t>(value, as_count);
+}
+
+std::optional<std::map<std::string, std::vector<uint64_t>>> as_series_map(const Json& value) {
+  return as_map<std::vector<uint64_t>>(value, as_counts);
+}
+
+// A struct's typed members, each named once with its key and how it is read: to_json and
+// from_json walk the same list, so the two cannot drift apart.
+template <typename Summary, typename Visit>
+void latency_fields(Summary& summary, Visit&& visit) {
+  visit("min", summary.min, as_count);
+  visit("max", summary.max, as_count);
+  visit("mean", summary.mean, as_measure);
+  visit("stddev", summary.stddev, as_measure);
+  visit("percentile", summary.percentiles, as_count_map);
+  visit("per_second", summary.per_second, as_series_map);
+}
+
+template <typename Direction, typename Visit>
+void direction_fields(Direction& direction, Visit&& visit) {
+  visit("ios", direction.ios, as_count);
+  visit("bytes", direction.bytes, as_count);
+  visit("iops", direction.iops, as_measure);
+  visit("bw_bytes", direction.bw_bytes, as_measure);
+  visit("iops_per_second", direction.iops_per_second, as_object<PerSecondIops>);
+  visit("slat_ns", direction.slat, as_object<LatencySummary>);
+  visit("clat_ns", direction.clat, as_object<LatencySummary>);
+  visit("lat_ns", direction.lat, as_object<LatencySummary>);
+}
+
+// The members after the identity.
+template <typename Result, typename Visit>
+void outcome_fields(Result& result, Visit&& visit) {
+  visit("status", result.status, as_text);
+  visit("reason", result.reason, as_text);
+  visit("elapsed_s", result.elapsed_s, as_measure);
+  visit("read", result.read, as_object<DirectionResult>);
+  visit("write", result.write, as_object<DirectionResult>);
+}
+
+// The object with the fields the list names written over what was kept verbatim.
+template <typename Struct, typename Fields>
+Json write_fields(const Struct& value, Fields fields) {
+  Json out = value.verbatim;
+  fields(value, [&](const char* key, const auto& member, auto) { put(out, key, member); });
+  return out;
+}
+
+// Each field the list names taken out of the struct's verbatim copy of the object.
+template <typename Struct, typename Fields>
+void read_fields(Struct& value, Fields fields) {
+  fields(value, [&](const char* key, auto& member, auto convert) {
+    member = take(value.verbatim, key, convert);
+  });
 }
 
 // The members ProbeJob::to_json writes besides the name, and so the ones it gives back.
@@ -68,28 +126,13 @@ std::vector<uint64_t> LatencySummary::per_second_of(std::string_view key) const 
 }
 
 Json LatencySummary::to_json() const {
-  Json out = verbatim;
-  put(out, "min", min);
-  put(out, "max", max);
-  put(out, "mean", mean);
-  put(out, "stddev", stddev);
-  put(out, "percentile", percentiles);
-  put(out, "per_second", per_second);
-  return out;
+  return write_fields(*this, [](auto& self, auto visit) { latency_fields(self, visit); });
 }
 
 LatencySummary LatencySummary::from_json(const Json& object) {
   LatencySummary out;
   out.verbatim = object;
-  out.min = take(out.verbatim, "min", as_count);
-  out.max = take(out.verbatim, "max", as_count);
-  out.mean = take(out.verbatim, "mean", as_measure);
-  out.stddev = take(out.verbatim, "stddev", as_measure);
-  out.percentiles = take(out.verbatim, "percentile",
-                         [](const Json& value) { return as_map<uint64_t>(value, as_count); });
-  out.per_second = take(out.verbatim, "per_second", [](const Json& value) {
-    return as_map<std::vector<uint64_t>>(value, as_counts);
-  });
+  read_fields(out, [](auto& self, auto visit) { latency_fields(self, visit); });
   return out;
 }
 
@@ -164,29 +207,13 @@ PerSecondIops PerSecondIops::from_json(const Json& object) {
 }
 
 Json DirectionResult::to_json() const {
-  Json out = verbatim;
-  put(out, "ios", ios);
-  put(out, "bytes", bytes);
-  put(out, "iops", iops);
-  put(out, "bw_bytes", bw_bytes);
-  put_json(out, "iops_per_second", iops_per_second);
-  put_json(out, "slat_ns", slat);
-  put_json(out, "clat_ns", clat);
-  put_json(out, "lat_ns", lat);
-  return out;
+  return write_fields(*this, [](auto& self, auto visit) { direction_fields(self, visit); });
 }
 
 DirectionResult DirectionResult::from_json(const Json& object) {
   DirectionResult out;
   out.verbatim = object;
-  out.ios = take(out.verbatim, "ios", as_count);
-  out.bytes = take(out.verbatim, "bytes", as_count);
-  out.iops = take(out.verbatim, "iops", as_measure);
-  out.bw_bytes = take(out.verbatim, "bw_bytes", as_measure);
-  out.iops_per_second = take(out.verbatim, "iops_per_second", as_object<PerSecondIops>);
-  out.slat = take(out.verbatim, "slat_ns", as_object<LatencySummary>);
-  out.clat = take(out.verbatim, "clat_ns", as_object<LatencySummary>);
-  out.lat = take(out.verbatim, "lat_ns", as_object<LatencySummary>);
+  read_fields(out, [](auto& self, auto visit) { direction_fields(self, visit); });
   return out;
 }
 
@@ -207,14 +234,9 @@ Json JobResult::header_json() const {
 }
 
 Json JobResult::to_json() const {
-  Json out = verbatim;
+  Json out = write_fields(*this, [](auto& self, auto visit) { outcome_fields(self, visit); });
   if (job) out.update(job->to_json());
   if (!name.empty() || job) out["name"] = name;
-  put(out, "status", status);
-  put(out, "reason", reason);
-  put(out, "elapsed_s", elapsed_s);
-  put_json(out, "read", read);
-  put_json(out, "write", write);
   return out;
 }
 
@@ -231,11 +253,7 @@ Result<JobResult> JobResult::from_json(const Json& entry) {
       }
     }
   }
-  out.status = take(out.verbatim, "status", as_text);
-  out.reason = take(out.verbatim, "reason", as_text);
-  out.elapsed_s = take(out.verbatim, "elapsed_s", as_measure);
-  out.read = take(out.verbatim, "read", as_object<DirectionResult>);
-  out.write = take(out.verbatim, "write", as_object<DirectionResult>);
+  read_fields(out, [](auto& self, auto visit) { outcome_fields(self, visit); });
   return out;
 }
 
