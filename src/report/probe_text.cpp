@@ -15,11 +15,6 @@ std::string micros(const Json& direction, const char* percentile) {
   return fixed(value->get<double>() / 1000.0, 1);
 }
 
-double number_at(const Json& node, std::initializer_list<std::string_view> keys) {
-  const Json* value = at(node, keys);
-  return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
-}
-
 }  // namespace
 
 std::string render_probe_text(const Json& probe, bool colour) {
@@ -72,21 +67,24 @@ std::string render_probe_text(const Json& probe, bool colour) {
     const Json* main_direction = nullptr;
     for (const char* direction : {"read", "write"}) {
       if (const Json* stats = at(job, {direction})) {
-        iops += number_at(*stats, {"iops"});
-        bandwidth += number_at(*stats, {"bw_bytes"});
-        if (main_direction == nullptr || number_at(*stats, {"ios"}) > 0) main_direction = stats;
+        iops += number_at(*stats, {"iops"}).value_or(0);
+        bandwidth += number_at(*stats, {"bw_bytes"}).value_or(0);
+        if (main_direction == nullptr || number_at(*stats, {"ios"}).value_or(0) > 0)
+          main_direction = stats;
       }
     }
     const Json empty = Json::object();
     const Json& latency = main_direction != nullptr ? *main_direction : empty;
     const Json* disk = at(job, {"diskstats"});
-    table.add({name, status, count_text(iops), fixed(bandwidth / (1 << 20), 1),
-               micros(latency, "50.000000"), micros(latency, "99.000000"),
-               micros(latency, "99.900000"), fixed(number_at(job, {"cpu", "usr_pct"}), 1),
-               fixed(number_at(job, {"cpu", "sys_pct"}), 1),
-               fixed(number_at(job, {"submit", "ios_per_call"}), 1),
-               disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
-               disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"});
+    table.add(
+        {name, status, count_text(iops), fixed(bandwidth / (1 << 20), 1),
+         micros(latency, "50.000000"), micros(latency, "99.000000"), micros(latency, "99.900000"),
+         fixed(number_at(job, {"cpu", "usr_pct"}).value_or(0), 1),
+         fixed(number_at(job, {"cpu", "sys_pct"}).value_or(0), 1),
+         fixed(number_at(job, {"submit", "ios_per_call"}).value_or(0), 1),
+         disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}).value_or(0) / 1024, 1)
+                         : "-",
+         disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}).value_or(0), 0) : "-"});
   }
   table.render(out);
   for (const auto& note : notes)

@@ -29,17 +29,6 @@ std::string text_of(const Json& value) {
   return terminal_safe(raw_text_of(&value));
 }
 
-const Json* at(const Json& root, std::initializer_list<std::string_view> keys) {
-  const Json* node = &root;
-  for (const auto key : keys) {
-    if (!node->is_object()) return nullptr;
-    const auto it = node->find(std::string(key));
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
-}
-
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
                     std::string_view missing) {
   const Json* value = at(root, keys);

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the text reports: values at JSON paths, and fixed-width tables.
+// Helpers for the text reports: values as text, and fixed-width tables.
 
 #include <initializer_list>
 #include <ostream>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "snapshot/snapshot.h"
+#include "snapshot/json_access.h"
 
 namespace kdrift {
 
@@ -22,9 +22,6 @@ std::string raw_text_of(const Json* value, std::string_view missing = "");
 std::string fixed(double value, int decimals);
 // Counts the way IOPS columns print them, narrow: 1234567 -> "1.23M", 45678 -> "45.7k".
 std::string count_text(double value);
-
-// The value at a path of object keys, or nullptr when any step is missing.
-const Json* at(const Json& root, std::initializer_list<std::string_view> keys);
 
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
                     std::string_view missing = "?");
