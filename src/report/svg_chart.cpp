@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "report/text_table.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -36,17 +37,6 @@ std::string num(double value) {
   char text[32];
   (void)std::snprintf(text, sizeof text, "%.1f", value);
   return std::string_view(text) == "-0.0" ? "0.0" : text;
-}
-
-// Up to two decimals, trailing zeros dropped: 1.50 -> "1.5", 250.00 -> "250".
-std::string trimmed(double value) {
-  char text[48];
-  (void)std::snprintf(text, sizeof text, "%.2f", value);
-  std::string out = text;
-  while (out.back() == '0')
-    out.pop_back();
-  if (out.back() == '.') out.pop_back();
-  return out == "-0" ? "0" : out;
 }
 
 bool placeable(Scale scale, double value) {
@@ -302,10 +292,7 @@ std::string format_tick(double value, TickFormat format) {
     case TickFormat::kPlain:
       return trimmed(value);
     case TickFormat::kCount:
-      if (magnitude >= 1e9) return trimmed(value / 1e9) + "G";
-      if (magnitude >= 1e6) return trimmed(value / 1e6) + "M";
-      if (magnitude >= 1e3) return trimmed(value / 1e3) + "k";
-      return trimmed(value);
+      return count_text(value, CountStyle::kTick);
     case TickFormat::kNanoseconds:
       if (magnitude >= 1e9) return trimmed(value / 1e9) + " s";
       if (magnitude >= 1e6) return trimmed(value / 1e6) + " ms";
