@@ -14,6 +14,10 @@
 namespace kdrift {
 namespace {
 
+// The kernel's buckets are handed to LatencyHistogram by index: same layout, not only as many
+// (tests/unit/trace/latency_layout_test.cpp compares them bucket by bucket).
+static_assert(KDRIFT_LAT_SUB_BITS == LatencyHistogram::kSubBucketBits);
+static_assert(KDRIFT_LAT_EXACT == LatencyHistogram::kExactLimit);
 static_assert(KDRIFT_LAT_BUCKETS <= LatencyHistogram::kBucketCount);
 
 // Every tracepoint the block programs use, with the argument count each program variant is
