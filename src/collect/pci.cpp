@@ -418,55 +418,48 @@ struct Described {
   std::optional<bool> port;
 };
 
-Described describe(const SysRoot& root, LibPci& library, const std::string& address,
-                   const Kept& kept, const std::map<std::string, uint32_t>& classes) {
-  const std::string directory = std::string(kDevicesDirectory) + "/" + address;
-  Described described;
-  Json& device = described.json;
-  device["role"] = kept.role;
-  if (kept.unresolved) {
-    mark_unavailable(device, "upstream", *kept.unresolved);
-  } else if (kept.role == "storage") {
-    device["upstream"] = kept.upstream;
-  }
-  const auto class_code = classes.find(address);
-  if (class_code != classes.end()) device["class"] = hex(class_code->second, 6);
-
-  std::optional<ConfigFacts> facts;
+// The function's config space decoded by libpci: names, capabilities and registers, or why not.
+std::optional<ConfigFacts> read_config(Json& device, const SysRoot& root, LibPci& library,
+                                       const std::string& address, const std::string& directory,
+                                       uint32_t class_code) {
   auto config = root.read_head(directory + "/config", kStandardConfigBytes);
   if (!config) {
     mark_unavailable(device, "config", config.error());
-  } else if (config->size() < kHeaderBytes) {
+    return std::nullopt;
+  }
+  if (config->size() < kHeaderBytes) {
     mark_unavailable(device, "config",
                      directory + "/config: " + std::to_string(config->size()) +
                          " bytes, shorter than the 64-byte header");
-  } else if (!library.failure().empty()) {
+    return std::nullopt;
+  }
+  if (!library.failure().empty()) {
     mark_unavailable(device, "config", library.failure());
-  } else if (auto decoded = library.decode(address, *config,
-                                           class_code != classes.end() ? class_code->second : 0)) {
-    facts = std::move(*decoded);
-    put_config_facts(device, *facts);
-    put_names(device, library, *facts);
-    if (!facts->capabilities) {
-      mark_unavailable(device, "pcie",
-                       directory + "/config: only " + std::to_string(config->size()) +
-                           " bytes readable, the capabilities need 256 (root can read them)");
-    }
-  } else {
+    return std::nullopt;
+  }
+  auto decoded = library.decode(address, *config, class_code);
+  if (!decoded) {
     mark_unavailable(device, "config", decoded.error());
+    return std::nullopt;
   }
+  put_config_facts(device, *decoded);
+  put_names(device, library, *decoded);
+  if (!decoded->capabilities) {
+    mark_unavailable(device, "pcie",
+                     directory + "/config: only " + std::to_string(config->size()) +
+                         " bytes readable, the capabilities need 256 (root can read them)");
+  }
+  return std::move(*decoded);
+}
 
-  auto entries = root.list(directory);
-  if (!entries) {
-    mark_unavailable(device, "*", entries.error());
-    return described;
-  }
+// The link (when the function has one) and the AER counters, from the function's directory.
+void put_link_and_aer(Described& described, const SysRoot& root, const std::string& directory,
+                      const std::vector<std::string>& entries,
+                      const std::optional<ConfigFacts>& facts) {
+  Json& device = described.json;
   const auto present = [&](std::string_view name) {
-    return std::binary_search(entries->begin(), entries->end(), name);
+    return std::binary_search(entries.begin(), entries.end(), name);
   };
-  put_link_name(device, "driver", root, directory + "/driver", /*as_int=*/false);
-  put_link_name(device, "iommu_group", root, directory + "/iommu_group", /*as_int=*/true);
-  put_int(device, "numa_node", root, directory + "/numa_node");
   // The kernel adds the link attributes to PCIe functions only; the registers say more exactly
   // which have a link, when they could be read.
   const bool registers = facts && facts->pcie_registers;
@@ -487,6 +480,33 @@ Described describe(const SysRoot& root, LibPci& library, const std::string& addr
     if (present(file)) put_aer(aer, key, root, directory + "/" + file);
   }
   if (!aer.empty()) device["aer"] = std::move(aer);
+}
+
+Described describe(const SysRoot& root, LibPci& library, const std::string& address,
+                   const Kept& kept, const std::map<std::string, uint32_t>& classes) {
+  const std::string directory = std::string(kDevicesDirectory) + "/" + address;
+  Described described;
+  Json& device = described.json;
+  device["role"] = kept.role;
+  if (kept.unresolved) {
+    mark_unavailable(device, "upstream", *kept.unresolved);
+  } else if (kept.role == "storage") {
+    device["upstream"] = kept.upstream;
+  }
+  const auto class_code = classes.find(address);
+  if (class_code != classes.end()) device["class"] = hex(class_code->second, 6);
+  const auto facts = read_config(device, root, library, address, directory,
+                                 class_code != classes.end() ? class_code->second : 0);
+
+  auto entries = root.list(directory);
+  if (!entries) {
+    mark_unavailable(device, "*", entries.error());
+    return described;
+  }
+  put_link_name(device, "driver", root, directory + "/driver", /*as_int=*/false);
+  put_link_name(device, "iommu_group", root, directory + "/iommu_group", /*as_int=*/true);
+  put_int(device, "numa_node", root, directory + "/numa_node");
+  put_link_and_aer(described, root, directory, *entries, facts);
   return described;
 }
 
@@ -542,20 +562,11 @@ void put_link_degraded(std::map<std::string, Described>& devices,
   }
 }
 
-}  // namespace
-
-Json collect_pci(const SysRoot& root) {
-  Json section = Json::object();
-  auto names = root.list(kDevicesDirectory);
-  if (!names) {
-    mark_unavailable(section, "devices", names.error());
-    return section;
-  }
-
-  // The kernel's class of every function (a cached value, unlike config space) picks the
-  // storage controllers.
+// The kernel's class of every function (a cached value, unlike config space), by address.
+std::map<std::string, uint32_t> read_classes(Json& section, const SysRoot& root,
+                                             const std::vector<std::string>& names) {
   std::map<std::string, uint32_t> classes;
-  for (const auto& name : *names) {
+  for (const auto& name : names) {
     const std::string path = std::string(kDevicesDirectory) + "/" + name;
     if (!is_pci_address(name)) {
       mark_unavailable(section, path, "not a PCI function address");
@@ -572,7 +583,12 @@ Json collect_pci(const SysRoot& root) {
       classes[name] = static_cast<uint32_t>(*code);
     }
   }
+  return classes;
+}
 
+// The storage controllers, and every bridge on their paths from the root complex.
+std::map<std::string, Kept> storage_and_bridges(const SysRoot& root,
+                                                const std::map<std::string, uint32_t>& classes) {
   std::map<std::string, Kept> kept;
   for (const auto& [address, class_code] : classes) {
     if ((class_code >> 16) != kMassStorageClass) continue;
@@ -592,11 +608,24 @@ Json collect_pci(const SysRoot& root) {
       parent = function.address;
     }
   }
+  return kept;
+}
+
+}  // namespace
+
+Json collect_pci(const SysRoot& root) {
+  Json section = Json::object();
+  auto names = root.list(kDevicesDirectory);
+  if (!names) {
+    mark_unavailable(section, "devices", names.error());
+    return section;
+  }
+  const auto classes = read_classes(section, root, *names);
+  const auto kept = storage_and_bridges(root, classes);
   if (kept.empty()) {
     section["devices"] = Json::object();
     return section;
   }
-
   std::map<std::string, Described> described;
   LibPci library(root.live() ? std::string("/sys/bus/pci") : std::string(kNoSysfs));
   for (const auto& [address, entry] : kept) {
