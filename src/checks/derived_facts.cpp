@@ -5,6 +5,7 @@
 #include <set>
 
 #include "snapshot/json_access.h"
+#include "snapshot/pci_link.h"
 
 namespace kdrift {
 namespace {
@@ -90,6 +91,8 @@ Json probe_facts(const Json& snapshot) {
 
 Json with_derived_facts(const Json& snapshot) {
   Json out = snapshot.is_object() ? snapshot : Json::object();
+  // Judged again from the link facts: the rules read the verdict, not what a file claims.
+  if (const auto pci = out.find("pci"); pci != out.end()) judge_pci_links(*pci);
   Json derived = {{"probe", probe_facts(snapshot)}, {"workload_cpus", workload_cpus(snapshot)}};
   const auto nodes = node_cpus(snapshot);
   const auto cpus = int_list(member(derived["workload_cpus"], "cpus"));

@@ -8,6 +8,7 @@
 //   remote_numa (no workload CPU on the device's node), local_cpus_only}
 // derived.probe{polled, iodepths[]}
 // derived.workload_cpus{cpus[], source ("probe placement" or "capturing process")}
+// pci.devices.*.link_degraded and link_partner are judged again (snapshot/pci_link.h).
 
 #include "snapshot/snapshot.h"
 

@@ -8,6 +8,7 @@
 #include "diff/structured_diff.h"
 #include "model/percentile_set.h"
 #include "snapshot/json_access.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -315,14 +316,12 @@ std::vector<Hit> kernel_config_hits(const Rule& rule, const Json& a, const Json&
     std::map<std::string, int> by_prefix;
     for (const auto& change : diff.other)
       ++by_prefix[config_prefix(change.symbol)];
-    std::vector<std::pair<int, std::string>> largest;
+    std::vector<std::pair<double, std::string>> counts;
     for (const auto& [prefix, count] : by_prefix)
-      largest.emplace_back(count, prefix);
-    std::sort(largest.rbegin(), largest.rend());
-    std::string line = std::to_string(diff.other.size()) + " other symbols changed:";
-    for (std::size_t i = 0; i < largest.size() && i < 8; ++i) {
-      line += (i == 0 ? " " : ", ") + largest[i].second + " " + std::to_string(largest[i].first);
-    }
+      counts.emplace_back(count, prefix);
+    // A finding's evidence line stays short; the report's config section lists more (12).
+    const std::string line = std::to_string(diff.other.size()) +
+                             " other symbols changed: " + largest_counts(std::move(counts), 8);
     hits.push_back({"", line, rule.severity, Direction::kChanged});
   }
   return hits;

@@ -71,6 +71,20 @@ class RuleParser {
     }
     Rule rule;
     rule.source = reader_.source();
+    for (const auto& step :
+         {&RuleParser::parse_texts, &RuleParser::parse_weights, &RuleParser::parse_context,
+          &RuleParser::parse_builtin, &RuleParser::parse_matches}) {
+      if (auto status = (this->*step)(document, rule); !status) return status.error();
+    }
+    if (rule.builtin == Builtin::kNone && rule.matches.empty()) {
+      return reader_.error("rule " + rule.id + " has no [[match]]");
+    }
+    return rule;
+  }
+
+ private:
+  // id, title, explanation, remedy and severity: what every rule states.
+  Status parse_texts(const toml::table& document, Rule& rule) const {
     for (const auto& [key, field] :
          {std::pair{"id", &rule.id}, std::pair{"title", &rule.title},
           std::pair{"explanation", &rule.explanation}, std::pair{"remedy", &rule.remedy}}) {
@@ -86,6 +100,11 @@ class RuleParser {
     if (!severity) return severity.error();
     if (!*severity) return reader_.error("missing \"severity\"");
     rule.severity = **severity;
+    return ok_status();
+  }
+
+  // magnitude and relevance: how ranking weighs the rule's findings.
+  Status parse_weights(const toml::table& document, Rule& rule) const {
     if (const auto* node = document.get("magnitude")) {
       const auto value = node->value<double>();
       if (!value || *value <= 0 || *value > 1) {
@@ -103,17 +122,25 @@ class RuleParser {
       }
       rule.relevance = *relevance;
     }
-    if (const auto* node = document.get("context")) {
-      auto patterns = reader_.list<std::string>(
-          *node, "context", [](const toml::node& item) { return item.value<std::string>(); });
-      if (!patterns) return patterns.error();
-      for (const auto& text_pattern : *patterns) {
-        auto pattern = PathPattern::parse(text_pattern);
-        if (!pattern) return reader_.error_at(*node, "context: " + pattern.error().context);
-        rule.context.push_back(std::move(*pattern));
-      }
+    return ok_status();
+  }
+
+  Status parse_context(const toml::table& document, Rule& rule) const {
+    const auto* node = document.get("context");
+    if (node == nullptr) return ok_status();
+    auto patterns = reader_.list<std::string>(
+        *node, "context", [](const toml::node& item) { return item.value<std::string>(); });
+    if (!patterns) return patterns.error();
+    for (const auto& text_pattern : *patterns) {
+      auto pattern = PathPattern::parse(text_pattern);
+      if (!pattern) return reader_.error_at(*node, "context: " + pattern.error().context);
+      rule.context.push_back(std::move(*pattern));
     }
-    if (auto status = parse_builtin(document, rule); !status) return status.error();
+    return ok_status();
+  }
+
+  // The [[match]] and [[proof]] tables.
+  Status parse_matches(const toml::table& document, Rule& rule) const {
     for (const auto& [key, list] :
          {std::pair{"match", &rule.matches}, std::pair{"proof", &rule.proof}}) {
       const auto* node = document.get(key);
@@ -128,13 +155,9 @@ class RuleParser {
         list->push_back(std::move(*match));
       }
     }
-    if (rule.builtin == Builtin::kNone && rule.matches.empty()) {
-      return reader_.error("rule " + rule.id + " has no [[match]]");
-    }
-    return rule;
+    return ok_status();
   }
 
- private:
   Result<std::string> required_text(const toml::table& table, const std::string& key) const {
     const auto* node = table.get(key);
     if (node == nullptr) return reader_.error("missing \"" + key + "\"");
@@ -265,6 +288,15 @@ class RuleParser {
     for (const auto& [text, op] : kOperators)
       allowed.insert(text);
     if (auto status = reader_.check_keys(table, allowed, where); !status) return status.error();
+    for (const auto& step : {&RuleParser::parse_match_paths, &RuleParser::parse_conditions,
+                             &RuleParser::parse_where, &RuleParser::parse_match_options}) {
+      if (auto status = (this->*step)(table, where, match); !status) return status.error();
+    }
+    return match;
+  }
+
+  // each and value; a wildcard in value without each makes the values the elements.
+  Status parse_match_paths(const toml::table& table, const std::string& where, Match& match) const {
     if (const auto* node = table.get("each")) {
       auto each = pattern_of(*node, "each");
       if (!each) return each.error();
@@ -277,13 +309,16 @@ class RuleParser {
     } else if (!match.each) {
       return reader_.error_at(table, where + "needs \"value\" or \"each\"");
     }
-    // A wildcard in a value path without each: the elements are the values themselves.
     if (!match.each && match.value.has_wildcards()) {
       match.each = std::move(match.value);
       match.value = PathPattern::parse("").value();
     } else if (match.value.has_wildcards()) {
       return reader_.error_at(table, where + "value: put wildcards in \"each\"");
     }
+    return ok_status();
+  }
+
+  Status parse_conditions(const toml::table& table, const std::string& where, Match& match) const {
     for (const auto& [key, node] : table) {
       const auto op = operator_named(key.str());
       if (!op) continue;
@@ -292,39 +327,47 @@ class RuleParser {
       match.conditions.push_back(std::move(*condition));
     }
     if (match.conditions.empty()) return reader_.error_at(table, where + "no test");
-    if (const auto* node = table.get("where")) {
-      const auto* clauses = node->as_table();
-      if (clauses == nullptr) {
-        return reader_.error_at(*node, where + "where: expected { path = { test = value } }");
-      }
-      for (const auto& [path, test] : *clauses) {
-        const auto* test_table = test.as_table();
-        if (test_table == nullptr || test_table->size() != 1) {
-          return reader_.error_at(test, where + "where." + std::string(path.str()) +
-                                            ": expected one test, e.g. { equals = 1 }");
-        }
-        const auto first = test_table->begin();
-        const std::string op_name(first->first.str());
-        const toml::node& operand = first->second;
-        const auto op = operator_named(op_name);
-        if (!op || Condition{*op, Json()}.compares_sides()) {
-          return reader_.error_at(test, where + "where: unknown state test \"" + op_name + "\"");
-        }
-        auto condition = condition_of(operand, *op, where + "where");
-        if (!condition) return condition.error();
-        std::string_view path_text = path.str();
-        const bool absolute = path_text.starts_with("/");
-        if (auto parsed = PathPattern::parse(absolute ? path_text.substr(1) : path_text); !parsed) {
-          return reader_.error_at(test, where + "where: " + parsed.error().context);
-        }
-        match.where.push_back(WhereClause{std::string(path_text), std::move(*condition)});
-      }
+    return ok_status();
+  }
+
+  // where = { path = { test = value } }: state tests on the element (or, from "/", the root).
+  Status parse_where(const toml::table& table, const std::string& where, Match& match) const {
+    const auto* node = table.get("where");
+    if (node == nullptr) return ok_status();
+    const auto* clauses = node->as_table();
+    if (clauses == nullptr) {
+      return reader_.error_at(*node, where + "where: expected { path = { test = value } }");
     }
-    if (auto severity = severity_of(table, "severity"); !severity) {
-      return severity.error();
-    } else {
-      match.severity = *severity;
+    for (const auto& [path, test] : *clauses) {
+      const auto* test_table = test.as_table();
+      if (test_table == nullptr || test_table->size() != 1) {
+        return reader_.error_at(test, where + "where." + std::string(path.str()) +
+                                          ": expected one test, e.g. { equals = 1 }");
+      }
+      const auto first = test_table->begin();
+      const std::string op_name(first->first.str());
+      const auto op = operator_named(op_name);
+      if (!op || Condition{*op, Json()}.compares_sides()) {
+        return reader_.error_at(test, where + "where: unknown state test \"" + op_name + "\"");
+      }
+      auto condition = condition_of(first->second, *op, where + "where");
+      if (!condition) return condition.error();
+      std::string_view path_text = path.str();
+      const bool absolute = path_text.starts_with("/");
+      if (auto parsed = PathPattern::parse(absolute ? path_text.substr(1) : path_text); !parsed) {
+        return reader_.error_at(test, where + "where: " + parsed.error().context);
+      }
+      match.where.push_back(WhereClause{std::string(path_text), std::move(*condition)});
     }
+    return ok_status();
+  }
+
+  // severity, applies and compare_missing.
+  Status parse_match_options(const toml::table& table, const std::string& where,
+                             Match& match) const {
+    auto severity = severity_of(table, "severity");
+    if (!severity) return severity.error();
+    match.severity = *severity;
     if (const auto* node = table.get("applies")) {
       const auto name = node->value<std::string>();
       if (name == "check") {
@@ -345,7 +388,7 @@ class RuleParser {
       if (flag == nullptr) return reader_.error_at(*node, where + "compare_missing: true or false");
       match.compare_missing = flag->get();
     }
-    return match;
+    return ok_status();
   }
 
   TomlReader reader_;

@@ -14,6 +14,7 @@
 #include "collect/nvme.h"
 #include "collect/pci.h"
 #include "collect/sysctl.h"
+#include "snapshot/pci_link.h"
 
 namespace kdrift {
 namespace {
@@ -52,6 +53,8 @@ Json capture_snapshot(const SysRoot& root) {
     snapshot[std::string(collector.section)] = collector.collect(root);
     timings[std::string(collector.section)] = micros(Clock::now() - begin);
   }
+  // The schema keeps the link verdict its readers know; the collector recorded the facts only.
+  judge_pci_links(snapshot["pci"]);
   Json& meta = snapshot[std::string(kCaptureMetaSection)];
   meta["root"] = root.root();
   meta["live"] = root.live();

@@ -252,7 +252,7 @@ std::string port_type(uint16_t pcie_flags) {
 }
 
 // Root complex integrated endpoints and event collectors have no link.
-bool has_link(uint16_t pcie_flags) {
+bool has_link_type(uint16_t pcie_flags) {
   const int type = (pcie_flags & PCI_EXP_FLAGS_TYPE) >> 4;
   return type != PCI_EXP_TYPE_ROOT_INT_EP && type != PCI_EXP_TYPE_ROOT_EC;
 }
@@ -264,62 +264,26 @@ std::optional<double> speed_gts(uint32_t code) {
   return kSpeeds[code - 1];
 }
 
-struct LinkState {
-  std::optional<double> current_speed, max_speed;
-  std::optional<int64_t> current_width, max_width;
-
-  bool complete() const { return current_speed && max_speed && current_width && max_width; }
-  bool operator==(const LinkState&) const = default;
-};
-
-// "8.0 GT/s PCIe" (older kernels: "8 GT/s", "Unknown speed" when the link is down).
-std::optional<double> parse_speed_text(std::string_view text) {
-  const auto space = text.find(' ');
-  if (space == std::string_view::npos || text.substr(space + 1, 4) != "GT/s") return std::nullopt;
-  return parse_double(text.substr(0, space));
-}
-
-// The kernel's view of the link (sysfs) beside the registers libpci decoded. Returns the state
-// when the two agree (or only one could be read).
-std::optional<LinkState> put_link(Json& device, const SysRoot& root, const std::string& directory,
-                                  const ConfigFacts* facts) {
+// The kernel's view of the link (sysfs) beside the registers libpci decoded; whether the two
+// agree, and whether the link is degraded, is snapshot/pci_link.h's to judge.
+void put_link(Json& device, const SysRoot& root, const std::string& directory,
+              const ConfigFacts* facts) {
   Json link = Json::object();
-  LinkState from_sysfs;
-  for (const auto& [key, current] :
-       {std::pair{"current_link_speed", true}, {"max_link_speed", false}}) {
-    if (!put_text(link, key, root, directory + "/" + key)) continue;
-    const auto speed = parse_speed_text(link[key].get<std::string>());
-    (current ? from_sysfs.current_speed : from_sysfs.max_speed) = speed;
-  }
-  for (const auto& [key, current] :
-       {std::pair{"current_link_width", true}, {"max_link_width", false}}) {
-    if (!put_int(link, key, root, directory + "/" + key)) continue;
-    (current ? from_sysfs.current_width : from_sysfs.max_width) = link[key].get<int64_t>();
-  }
-  std::optional<LinkState> state;
-  if (from_sysfs.complete()) state = from_sysfs;
+  for (const char* key : {"current_link_speed", "max_link_speed"})
+    put_text(link, key, root, directory + "/" + key);
+  for (const char* key : {"current_link_width", "max_link_width"})
+    put_int(link, key, root, directory + "/" + key);
   if (facts != nullptr && facts->pcie_registers) {
-    LinkState from_config;
-    from_config.current_speed = speed_gts(facts->link_status & PCI_EXP_LNKSTA_SPEED);
-    from_config.max_speed = speed_gts(facts->link_capabilities & PCI_EXP_LNKCAP_SPEED);
-    from_config.current_width = (facts->link_status & PCI_EXP_LNKSTA_WIDTH) >> 4;
-    from_config.max_width = (facts->link_capabilities & PCI_EXP_LNKCAP_WIDTH) >> 4;
     Json config = Json::object();
-    if (from_config.current_speed) config["current_speed_gts"] = *from_config.current_speed;
-    if (from_config.max_speed) config["max_speed_gts"] = *from_config.max_speed;
-    config["current_width"] = *from_config.current_width;
-    config["max_width"] = *from_config.max_width;
+    const auto current_speed = speed_gts(facts->link_status & PCI_EXP_LNKSTA_SPEED);
+    const auto max_speed = speed_gts(facts->link_capabilities & PCI_EXP_LNKCAP_SPEED);
+    if (current_speed) config["current_speed_gts"] = *current_speed;
+    if (max_speed) config["max_speed_gts"] = *max_speed;
+    config["current_width"] = (facts->link_status & PCI_EXP_LNKSTA_WIDTH) >> 4;
+    config["max_width"] = (facts->link_capabilities & PCI_EXP_LNKCAP_WIDTH) >> 4;
     link["config"] = std::move(config);
-    if (state && from_config.complete() && !(*state == from_config)) {
-      mark_unavailable(device, "link_degraded",
-                       "sysfs and the PCIe capability registers disagree on the link");
-      state.reset();
-    } else if (!state && from_config.complete()) {
-      state = from_config;
-    }
   }
   device["link"] = std::move(link);
-  return state;
 }
 
 // "RxErr 0\nBadTLP 0\n...\nTOTAL_ERR_COR 0": error name and count per line.
@@ -406,23 +370,69 @@ struct Kept {
   std::string role;                   // "storage" or "bridge"
   std::vector<std::string> upstream;  // storage only: bridges from the root complex down
   std::optional<Error> unresolved;    // why upstream could not be found
-  std::string parent;                 // the function above on the path, "" on a root bus
 };
 
-struct Described {
-  Json json;
-  bool has_link = false;
-  std::optional<LinkState> link;
-  // Whether it is the upstream end of its link (a root or switch downstream port); unknown
-  // when the capability registers could not be read.
-  std::optional<bool> port;
-};
+// The function's config space decoded by libpci: names, capabilities and registers, or why not.
+std::optional<ConfigFacts> read_config(Json& device, const SysRoot& root, LibPci& library,
+                                       const std::string& address, const std::string& directory,
+                                       uint32_t class_code) {
+  auto config = root.read_head(directory + "/config", kStandardConfigBytes);
+  if (!config) {
+    mark_unavailable(device, "config", config.error());
+    return std::nullopt;
+  }
+  if (config->size() < kHeaderBytes) {
+    mark_unavailable(device, "config",
+                     directory + "/config: " + std::to_string(config->size()) +
+                         " bytes, shorter than the 64-byte header");
+    return std::nullopt;
+  }
+  if (!library.failure().empty()) {
+    mark_unavailable(device, "config", library.failure());
+    return std::nullopt;
+  }
+  auto decoded = library.decode(address, *config, class_code);
+  if (!decoded) {
+    mark_unavailable(device, "config", decoded.error());
+    return std::nullopt;
+  }
+  put_config_facts(device, *decoded);
+  put_names(device, library, *decoded);
+  if (!decoded->capabilities) {
+    mark_unavailable(device, "pcie",
+                     directory + "/config: only " + std::to_string(config->size()) +
+                         " bytes readable, the capabilities need 256 (root can read them)");
+  }
+  return std::move(*decoded);
+}
 
-Described describe(const SysRoot& root, LibPci& library, const std::string& address,
-                   const Kept& kept, const std::map<std::string, uint32_t>& classes) {
+// The link (when the function has one) and the AER counters, from the function's directory.
+void put_link_and_aer(Json& device, const SysRoot& root, const std::string& directory,
+                      const std::vector<std::string>& entries,
+                      const std::optional<ConfigFacts>& facts) {
+  const auto present = [&](std::string_view name) {
+    return std::binary_search(entries.begin(), entries.end(), name);
+  };
+  // The kernel adds the link attributes to PCIe functions only; the registers say more exactly
+  // which have a link, when they could be read.
+  const bool registers = facts && facts->pcie_registers;
+  const bool has_link = facts && facts->capabilities
+                            ? facts->pcie && (!registers || has_link_type(facts->pcie_flags))
+                            : present("current_link_speed");
+  if (has_link) put_link(device, root, directory, facts ? &*facts : nullptr);
+  Json aer = Json::object();
+  for (const auto& [key, file] : {std::pair{"correctable", "aer_dev_correctable"},
+                                  {"fatal", "aer_dev_fatal"},
+                                  {"nonfatal", "aer_dev_nonfatal"}}) {
+    if (present(file)) put_aer(aer, key, root, directory + "/" + file);
+  }
+  if (!aer.empty()) device["aer"] = std::move(aer);
+}
+
+Json describe(const SysRoot& root, LibPci& library, const std::string& address, const Kept& kept,
+              const std::map<std::string, uint32_t>& classes) {
   const std::string directory = std::string(kDevicesDirectory) + "/" + address;
-  Described described;
-  Json& device = described.json;
+  Json device = Json::object();
   device["role"] = kept.role;
   if (kept.unresolved) {
     mark_unavailable(device, "upstream", *kept.unresolved);
@@ -431,131 +441,26 @@ Described describe(const SysRoot& root, LibPci& library, const std::string& addr
   }
   const auto class_code = classes.find(address);
   if (class_code != classes.end()) device["class"] = hex(class_code->second, 6);
-
-  std::optional<ConfigFacts> facts;
-  auto config = root.read_head(directory + "/config", kStandardConfigBytes);
-  if (!config) {
-    mark_unavailable(device, "config", config.error());
-  } else if (config->size() < kHeaderBytes) {
-    mark_unavailable(device, "config",
-                     directory + "/config: " + std::to_string(config->size()) +
-                         " bytes, shorter than the 64-byte header");
-  } else if (!library.failure().empty()) {
-    mark_unavailable(device, "config", library.failure());
-  } else if (auto decoded = library.decode(address, *config,
-                                           class_code != classes.end() ? class_code->second : 0)) {
-    facts = std::move(*decoded);
-    put_config_facts(device, *facts);
-    put_names(device, library, *facts);
-    if (!facts->capabilities) {
-      mark_unavailable(device, "pcie",
-                       directory + "/config: only " + std::to_string(config->size()) +
-                           " bytes readable, the capabilities need 256 (root can read them)");
-    }
-  } else {
-    mark_unavailable(device, "config", decoded.error());
-  }
+  const auto facts = read_config(device, root, library, address, directory,
+                                 class_code != classes.end() ? class_code->second : 0);
 
   auto entries = root.list(directory);
   if (!entries) {
     mark_unavailable(device, "*", entries.error());
-    return described;
+    return device;
   }
-  const auto present = [&](std::string_view name) {
-    return std::binary_search(entries->begin(), entries->end(), name);
-  };
   put_link_name(device, "driver", root, directory + "/driver", /*as_int=*/false);
   put_link_name(device, "iommu_group", root, directory + "/iommu_group", /*as_int=*/true);
   put_int(device, "numa_node", root, directory + "/numa_node");
-  // The kernel adds the link attributes to PCIe functions only; the registers say more exactly
-  // which have a link, when they could be read.
-  const bool registers = facts && facts->pcie_registers;
-  described.has_link = facts && facts->capabilities
-                           ? facts->pcie && (!registers || has_link(facts->pcie_flags))
-                           : present("current_link_speed");
-  if (described.has_link) {
-    described.link = put_link(device, root, directory, facts ? &*facts : nullptr);
-    if (registers) {
-      const int type = (facts->pcie_flags & PCI_EXP_FLAGS_TYPE) >> 4;
-      described.port = type == PCI_EXP_TYPE_ROOT_PORT || type == PCI_EXP_TYPE_DOWNSTREAM;
-    }
-  }
-  Json aer = Json::object();
-  for (const auto& [key, file] : {std::pair{"correctable", "aer_dev_correctable"},
-                                  {"fatal", "aer_dev_fatal"},
-                                  {"nonfatal", "aer_dev_nonfatal"}}) {
-    if (present(file)) put_aer(aer, key, root, directory + "/" + file);
-  }
-  if (!aer.empty()) device["aer"] = std::move(aer);
-  return described;
+  put_link_and_aer(device, root, directory, *entries, facts);
+  return device;
 }
 
-// Both ends of a link train to the fastest speed and widest width they both support, so a link
-// is degraded when it runs below the lesser of the two maxima: a x4 port above a x1 device is not.
-// Each link is judged from its downstream end, and the verdict is given to both ends.
-void put_link_degraded(std::map<std::string, Described>& devices,
-                       const std::map<std::string, Kept>& kept) {
-  const auto unknown = [](Described& end, const std::string& why) {
-    if (end.json.contains("link_degraded")) return;  // judged through another function
-    if (!end.json.contains("unavailable") || !end.json["unavailable"].contains("link_degraded")) {
-      mark_unavailable(end.json, "link_degraded", why);
-    }
-  };
-  for (auto& [address, device] : devices) {
-    if (!device.has_link) continue;
-    if (!device.port) {
-      unknown(device, "PCIe device/port type unknown: the capability registers were not read");
-      continue;
-    }
-    if (*device.port) continue;  // judged from the function below it
-    const auto above = devices.find(kept.at(address).parent);
-    Described* port = above != devices.end() && above->second.has_link ? &above->second : nullptr;
-    if (port != nullptr && !port->port) {
-      unknown(device, "the type of the port above is unknown");
-      unknown(*port, "its PCIe port type is unknown");
-      continue;
-    }
-    if (port != nullptr && !*port->port) port = nullptr;  // no port above: judged alone
-    if (!device.link || (port != nullptr && !port->link)) {
-      unknown(device, "link speed or width unknown at one end");
-      if (port != nullptr) unknown(*port, "link speed or width unknown at one end");
-      continue;
-    }
-    LinkState limit = *device.link;
-    if (port != nullptr) {
-      limit.max_speed = std::min(*limit.max_speed, *port->link->max_speed);
-      limit.max_width = std::min(*limit.max_width, *port->link->max_width);
-    }
-    const bool degraded =
-        *limit.current_speed < *limit.max_speed || *limit.current_width < *limit.max_width;
-    device.json["link_degraded"] = degraded;
-    if (port != nullptr) {
-      device.json["link_partner"] = above->first;
-      port->json["link_partner"] = address;
-      port->json["link_degraded"] = degraded;
-    }
-  }
-  for (auto& [address, device] : devices) {
-    if (device.has_link && device.port.value_or(false) && !device.json.contains("link_degraded")) {
-      unknown(device, "no function below this port was looked at");
-    }
-  }
-}
-
-}  // namespace
-
-Json collect_pci(const SysRoot& root) {
-  Json section = Json::object();
-  auto names = root.list(kDevicesDirectory);
-  if (!names) {
-    mark_unavailable(section, "devices", names.error());
-    return section;
-  }
-
-  // The kernel's class of every function (a cached value, unlike config space) picks the
-  // storage controllers.
+// The kernel's class of every function (a cached value, unlike config space), by address.
+std::map<std::string, uint32_t> read_classes(Json& section, const SysRoot& root,
+                                             const std::vector<std::string>& names) {
   std::map<std::string, uint32_t> classes;
-  for (const auto& name : *names) {
+  for (const auto& name : names) {
     const std::string path = std::string(kDevicesDirectory) + "/" + name;
     if (!is_pci_address(name)) {
       mark_unavailable(section, path, "not a PCI function address");
@@ -572,7 +477,12 @@ Json collect_pci(const SysRoot& root) {
       classes[name] = static_cast<uint32_t>(*code);
     }
   }
+  return classes;
+}
 
+// The storage controllers, and every bridge on their paths from the root complex.
+std::map<std::string, Kept> storage_and_bridges(const SysRoot& root,
+                                                const std::map<std::string, uint32_t>& classes) {
   std::map<std::string, Kept> kept;
   for (const auto& [address, class_code] : classes) {
     if ((class_code >> 16) != kMassStorageClass) continue;
@@ -582,30 +492,35 @@ Json collect_pci(const SysRoot& root) {
       kept[address].unresolved = resolved.error();
       continue;
     }
-    std::string parent;
     for (const auto& function : pci_functions_on_path(*resolved)) {
-      Kept& entry = kept[function.address];
-      entry.parent = parent;
       if (function.address == address) break;
       kept[address].upstream.push_back(function.address);
-      if (entry.role.empty()) entry.role = "bridge";
-      parent = function.address;
+      Kept& bridge = kept[function.address];
+      if (bridge.role.empty()) bridge.role = "bridge";
     }
   }
+  return kept;
+}
+
+}  // namespace
+
+Json collect_pci(const SysRoot& root) {
+  Json section = Json::object();
+  auto names = root.list(kDevicesDirectory);
+  if (!names) {
+    mark_unavailable(section, "devices", names.error());
+    return section;
+  }
+  const auto classes = read_classes(section, root, *names);
+  const auto kept = storage_and_bridges(root, classes);
   if (kept.empty()) {
     section["devices"] = Json::object();
     return section;
   }
-
-  std::map<std::string, Described> described;
   LibPci library(root.live() ? std::string("/sys/bus/pci") : std::string(kNoSysfs));
-  for (const auto& [address, entry] : kept) {
-    described[address] = describe(root, library, address, entry, classes);
-  }
-  put_link_degraded(described, kept);
   Json devices = Json::object();
-  for (auto& [address, device] : described)
-    devices[address] = std::move(device.json);
+  for (const auto& [address, entry] : kept)
+    devices[address] = describe(root, library, address, entry, classes);
   section["devices"] = std::move(devices);
   return section;
 }

@@ -6,7 +6,7 @@
 namespace kdrift {
 
 // "pci": storage controllers and their upstream bridges through libpci, with link speed/width, NUMA
-// node, MPS/MRRS and AER counters.
+// node, MPS/MRRS and AER counters: facts only; the link verdict is snapshot/pci_link.h's.
 Json collect_pci(const SysRoot& root);
 
 }  // namespace kdrift

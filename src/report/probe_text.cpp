@@ -19,13 +19,43 @@ std::string micros(const DirectionResult* direction, std::string_view key) {
   return fixed(static_cast<double>(*value) / 1000.0, 1);
 }
 
-double number_at(const Json& node, std::initializer_list<std::string_view> keys) {
-  const Json* value = at(node, keys);
-  return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
+struct Style {
+  std::string bold;
+  std::string reset;
+};
+
+void target_line(std::ostream& out, const Json& probe, const Style& style) {
+  out << style.bold << "Probe" << style.reset << ": profile " << text_at(probe, {"profile", "name"})
+      << " on " << text_at(probe, {"target", "path"}) << " (" << text_at(probe, {"target", "kind"});
+  if (const Json* device = at(probe, {"target", "device", "name"}))
+    out << ", device " << text_of(*device);
+  if (const Json* node = at(probe, {"target", "numa_node"}); node != nullptr && !node->is_null()) {
+    out << ", NUMA node " << text_of(*node);
+  }
+  out << ")\n";
+  if (const Json& refusals = array_at(probe, {"target", "write_refusals"}); !refusals.empty()) {
+    out << "  read-only:";
+    for (const auto& reason : refusals)
+      out << " " << text_of(reason) << ";";
+    out << "\n";
+  }
 }
 
-// A job that measured something: its figures, the latency of the direction that did I/O (the
-// write side of a mixed job), and the CPU and device columns as the snapshot holds them.
+void capability_table(std::ostream& out, const Json& probe, const Style& style) {
+  const Json* matrix = object_at(probe, {"capabilities"});
+  if (matrix == nullptr) return;
+  out << "\n"
+      << style.bold << "What this boot can do" << style.reset
+      << " (5 ms of canary reads per mode)\n";
+  Table table({"mode", "status", "cause"});
+  for (const auto& [mode, entry] : matrix->items()) {
+    table.add({mode, text_at(entry, {"status"}), text_at(entry, {"cause"}, "")});
+  }
+  table.render(out);
+}
+
+// A job that ran: both directions' IOPS and bandwidth summed, latency from the one that did I/O
+// (the write side of a mixed job), and the CPU and device columns as the snapshot holds them.
 std::vector<std::string> measured_row(const Json& job, const std::string& name,
                                       const std::string& status) {
   const JobResult result = JobResult::from_json(job).value_or(JobResult{});
@@ -43,55 +73,26 @@ std::vector<std::string> measured_row(const Json& job, const std::string& name,
     row.push_back(micros(main_direction, percentile.key));
   const Json* disk = at(job, {"diskstats"});
   for (std::string cell :
-       {fixed(number_at(job, {"cpu", "usr_pct"}), 1), fixed(number_at(job, {"cpu", "sys_pct"}), 1),
-        fixed(number_at(job, {"submit", "ios_per_call"}), 1),
-        disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}) / 1024, 1) : "-",
-        disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}), 0) : "-"}) {
+       {fixed(number_at(job, {"cpu", "usr_pct"}).value_or(0), 1),
+        fixed(number_at(job, {"cpu", "sys_pct"}).value_or(0), 1),
+        fixed(number_at(job, {"submit", "ios_per_call"}).value_or(0), 1),
+        disk != nullptr ? fixed(number_at(*disk, {"avg_request_bytes"}).value_or(0) / 1024, 1)
+                        : "-",
+        disk != nullptr ? fixed(100 * number_at(*disk, {"merge_ratio"}).value_or(0), 0) : "-"}) {
     row.push_back(std::move(cell));
   }
   return row;
 }
 
-}  // namespace
-
-std::string render_probe_text(const Json& probe, bool colour) {
-  const std::string bold = colour ? "\033[1m" : "";
-  const std::string reset = colour ? "\033[0m" : "";
-  std::ostringstream out;
-  out << bold << "Probe" << reset << ": profile " << text_at(probe, {"profile", "name"}) << " on "
-      << text_at(probe, {"target", "path"}) << " (" << text_at(probe, {"target", "kind"});
-  if (const Json* device = at(probe, {"target", "device", "name"}))
-    out << ", device " << text_of(*device);
-  if (const Json* node = at(probe, {"target", "numa_node"}); node != nullptr && !node->is_null()) {
-    out << ", NUMA node " << text_of(*node);
-  }
-  out << ")\n";
-  if (const Json* refusals = at(probe, {"target", "write_refusals"});
-      refusals != nullptr && refusals->is_array() && !refusals->empty()) {
-    out << "  read-only:";
-    for (const auto& reason : *refusals)
-      out << " " << text_of(reason) << ";";
-    out << "\n";
-  }
-
-  if (const Json* matrix = at(probe, {"capabilities"}); matrix != nullptr && matrix->is_object()) {
-    out << "\n" << bold << "What this boot can do" << reset << " (5 ms of canary reads per mode)\n";
-    Table table({"mode", "status", "cause"});
-    for (const auto& [mode, entry] : matrix->items()) {
-      table.add({mode, text_at(entry, {"status"}), text_at(entry, {"cause"}, "")});
-    }
-    table.render(out);
-  }
-
-  out << "\n" << bold << "Jobs" << reset << " (latency: completion, microseconds)\n";
+void job_table(std::ostream& out, const Json& jobs, const Style& style) {
+  out << "\n" << style.bold << "Jobs" << style.reset << " (latency: completion, microseconds)\n";
   std::vector<std::string> columns = {"job", "status", "IOPS", "MiB/s"};
   for (const auto& percentile : kTrackedPercentiles)
     columns.emplace_back(percentile.label);
   columns.insert(columns.end(), {"usr%", "sys%", "ios/call", "dev KiB/req", "merged%"});
   Table table(std::move(columns));
   std::vector<std::string> notes;
-  const Json* jobs = at(probe, {"jobs"});
-  for (const auto& job : jobs != nullptr && jobs->is_array() ? *jobs : Json::array()) {
+  for (const auto& job : jobs) {
     const std::string name = text_at(job, {"name"});
     const std::string status = text_at(job, {"status"});
     if (status == "skipped") notes.push_back(name + ": skipped, " + text_at(job, {"reason"}));
@@ -100,19 +101,31 @@ std::string render_probe_text(const Json& probe, bool colour) {
       notes.push_back(name + ": " + text_of(*doubt));
     if (at(job, {"elapsed_s"}) == nullptr) {
       table.add({name, status});
-      continue;
+    } else {
+      table.add(measured_row(job, name, status));
     }
-    table.add(measured_row(job, name, status));
   }
   table.render(out);
   for (const auto& note : notes)
     out << "  * " << note << "\n";
+}
 
+}  // namespace
+
+std::string render_probe_text(const Json& probe, bool colour) {
+  const Style style{colour ? "\033[1m" : "", colour ? "\033[0m" : ""};
+  std::ostringstream out;
+  target_line(out, probe, style);
+  capability_table(out, probe, style);
+  const Json& jobs = array_at(probe, {"jobs"});
+  job_table(out, jobs, style);
   std::string traces;
-  for (const auto& job : jobs != nullptr && jobs->is_array() ? *jobs : Json::array())
+  for (const auto& job : jobs)
     traces += render_trace_text(job);
   if (!traces.empty()) {
-    out << "\n" << bold << "What the block layer did" << reset << " (BPF, per job)\n" << traces;
+    out << "\n"
+        << style.bold << "What the block layer did" << style.reset << " (BPF, per job)\n"
+        << traces;
   }
   return out.str();
 }

@@ -14,6 +14,7 @@
 #include "model/probe_job.h"
 #include "report/svg_chart.h"
 #include "report/text_table.h"
+#include "snapshot/json_access.h"
 #include "util/units.h"
 
 namespace kdrift {
@@ -93,31 +94,6 @@ constexpr std::array<double, 3> kDistributionDepths = {1, 4, 16};
 
 std::string escaped(const Json& value) {
   return xml_escape(raw_text_of(&value));
-}
-
-std::optional<std::string> string_at(const Json& root,
-                                     std::initializer_list<std::string_view> keys) {
-  const Json* value = at(root, keys);
-  if (value == nullptr || !value->is_string()) return std::nullopt;
-  return value->get<std::string>();
-}
-
-std::optional<double> number_at(const Json& root, std::initializer_list<std::string_view> keys) {
-  const Json* value = at(root, keys);
-  if (value == nullptr || !value->is_number()) return std::nullopt;
-  const double number = value->get<double>();
-  return std::isfinite(number) ? std::optional(number) : std::nullopt;
-}
-
-const Json& array_at(const Json& root, std::initializer_list<std::string_view> keys) {
-  static const Json kNone = Json::array();
-  const Json* value = at(root, keys);
-  return value != nullptr && value->is_array() ? *value : kNone;
-}
-
-const Json* object_at(const Json& root, std::initializer_list<std::string_view> keys) {
-  const Json* value = at(root, keys);
-  return value != nullptr && value->is_object() ? value : nullptr;
 }
 
 std::string shortest(double value) {

@@ -12,6 +12,8 @@ namespace kdrift {
 namespace {
 
 constexpr std::size_t kMaxChangesPerSection = 40;
+// Kernel config symbols outside the named groups, summed by prefix: the largest this many.
+constexpr std::size_t kReportedPrefixes = 12;
 
 std::string iops_text(const Json* value) {
   return value != nullptr && value->is_number() ? count_text(value->get<double>()) : "-";
@@ -347,15 +349,12 @@ void kernel_config(const Json& report, Writer& w) {
   const Json* other = at(*config, {"other", "by_prefix"});
   const std::string count = text_at(*config, {"other", "count"}, "0");
   if (other != nullptr && other->is_object() && count != "0") {
-    std::vector<std::pair<double, std::string>> largest;
+    std::vector<std::pair<double, std::string>> counts;
     for (const auto& [prefix, n] : other->items()) {
-      largest.emplace_back(n.is_number() ? n.get<double>() : 0, prefix);
+      counts.emplace_back(n.is_number() ? n.get<double>() : 0, prefix);
     }
-    std::sort(largest.rbegin(), largest.rend());
-    std::string line = count + " other symbols:";
-    for (std::size_t i = 0; i < largest.size() && i < 12; ++i) {
-      line += (i == 0 ? " " : ", ") + largest[i].second + " " + fixed(largest[i].first, 0);
-    }
+    const std::string largest = largest_counts(std::move(counts), kReportedPrefixes);
+    const std::string line = count + " other symbols:" + (largest.empty() ? "" : " " + largest);
     w.out() << (w.markdown() ? "- " : "") << w.text(line) << "\n";
   }
 }

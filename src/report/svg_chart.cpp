@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
+#include <optional>
 
+#include "report/text_table.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -36,17 +38,6 @@ std::string num(double value) {
   char text[32];
   (void)std::snprintf(text, sizeof text, "%.1f", value);
   return std::string_view(text) == "-0.0" ? "0.0" : text;
-}
-
-// Up to two decimals, trailing zeros dropped: 1.50 -> "1.5", 250.00 -> "250".
-std::string trimmed(double value) {
-  char text[48];
-  (void)std::snprintf(text, sizeof text, "%.2f", value);
-  std::string out = text;
-  while (out.back() == '0')
-    out.pop_back();
-  if (out.back() == '.') out.pop_back();
-  return out == "-0" ? "0" : out;
 }
 
 bool placeable(Scale scale, double value) {
@@ -128,12 +119,17 @@ Domain linear_domain(double low, double high, bool from_zero) {
   return domain;
 }
 
+// A range narrower than span widened to span around its middle, so that a flat series still
+// gets an axis with ticks.
+void widen_to(double& low, double& high, double span) {
+  if (high - low >= span) return;
+  const double middle = (low + high) / 2;
+  low = middle - span / 2;
+  high = middle + span / 2;
+}
+
 Domain log2_domain(double low, double high) {
-  if (high - low < 2) {
-    const double middle = (low + high) / 2;
-    low = middle - 1;
-    high = middle + 1;
-  }
+  widen_to(low, high, 2);
   Domain domain{low - 0.3, high + 0.3, {}};
   const auto first = static_cast<int64_t>(std::ceil(domain.low));
   const auto last = static_cast<int64_t>(std::floor(domain.high));
@@ -148,11 +144,7 @@ Domain log2_domain(double low, double high) {
 }
 
 Domain log10_domain(double low, double high) {
-  if (high - low < 0.3) {
-    const double middle = (low + high) / 2;
-    low = middle - 0.15;
-    high = middle + 0.15;
-  }
+  widen_to(low, high, 0.3);
   const double pad = std::max(0.04 * (high - low), 0.04);
   Domain domain{low - pad, high + pad, {}};
   // The sparsest ladder that still gives three ticks: decades on wide ranges, 1-2-5 on narrow.
@@ -249,6 +241,189 @@ std::string stroke_style(const ChartSeries& series) {
          (series.dashed ? " stroke-dasharray=\"7 4\"" : "");
 }
 
+bool placed(const LineChart& chart, const ChartPoint& point) {
+  return placeable(chart.x.scale, point.x) && placeable(chart.y.scale, point.y);
+}
+
+bool has_whisker(const LineChart& chart, const ChartPoint& point) {
+  return point.low && point.high && placeable(chart.y.scale, *point.low) &&
+         placeable(chart.y.scale, *point.high);
+}
+
+// Where everything goes: the series with a point to draw, the plot area, the axes mapped onto
+// it and the legend's grid below.
+struct Plot {
+  std::vector<const ChartSeries*> drawn;
+  double width = 0;
+  double height = 0;
+  double left = kLeft;
+  double right = 0;
+  double top = kTop;
+  double bottom = 0;
+  Domain x_domain;
+  Domain y_domain;
+  std::optional<AxisMap> x_at;
+  std::optional<AxisMap> y_at;
+  double column_width = 0;
+  int columns = 1;
+  int rows = 0;
+  double total_height = 0;
+};
+
+void plan_legend(const LineChart& chart, Plot& plot) {
+  for (const auto* series : plot.drawn) {
+    plot.column_width = std::max(
+        plot.column_width,
+        kLegendSwatch + 8 + kCharWidth * static_cast<double>(code_points(series->name)) + 18);
+  }
+  const int fitting =
+      std::max(1, static_cast<int>((plot.width - plot.left) / std::max(plot.column_width, 1.0)));
+  plot.columns = chart.legend_columns > 0 ? std::min(chart.legend_columns, fitting) : fitting;
+  plot.rows = plot.drawn.empty()
+                  ? 0
+                  : (static_cast<int>(plot.drawn.size()) + plot.columns - 1) / plot.columns;
+  plot.total_height = plot.height + (plot.rows > 0 ? plot.rows * kLegendRow + 6 : 0);
+}
+
+Plot plan_plot(const LineChart& chart) {
+  Plot plot;
+  std::vector<double> xs;
+  std::vector<double> ys;
+  for (const auto& series : chart.series) {
+    bool any = false;
+    for (const auto& point : series.points) {
+      if (!placed(chart, point)) continue;
+      any = true;
+      xs.push_back(transform(chart.x.scale, point.x));
+      ys.push_back(transform(chart.y.scale, point.y));
+      if (has_whisker(chart, point)) {
+        ys.push_back(transform(chart.y.scale, *point.low));
+        ys.push_back(transform(chart.y.scale, *point.high));
+      }
+    }
+    if (any) plot.drawn.push_back(&series);
+  }
+  plot.width = std::max(chart.width, 200);
+  plot.height = std::max(chart.height, 160);
+  plot.right = plot.width - kRight;
+  plot.bottom = plot.height - kBottom;
+  plot.x_domain = domain_for(chart.x.scale, xs, false);
+  plot.y_domain = domain_for(chart.y.scale, ys, true);
+  plot.x_at.emplace(chart.x.scale, plot.x_domain, plot.left, plot.right);
+  plot.y_at.emplace(chart.y.scale, plot.y_domain, plot.bottom, plot.top);
+  plan_legend(chart, plot);
+  return plot;
+}
+
+std::string svg_header(const LineChart& chart, const Plot& plot) {
+  const std::string title = xml_escape(chart.title);
+  const std::string width = num(plot.width);
+  const std::string height = num(plot.total_height);
+  std::string out = "<svg class=\"chart\" width=\"" + width + "\" height=\"" + height +
+                    "\" viewBox=\"0 0 " + width + " " + height + "\" role=\"img\" aria-label=\"" +
+                    title + "\" font-family=\"sans-serif\">\n<title>" + title + "</title>\n";
+  // Opaque, so that a chart copied out of the page or screenshotted on a dark theme stays legible.
+  out += "<rect width=\"" + width + "\" height=\"" + height + "\" fill=\"#ffffff\"/>\n";
+  out += "<text x=\"" + num(plot.left) + "\" y=\"20\" font-size=\"13\" font-weight=\"bold\" " +
+         "fill=\"#1d2430\">" + title + "</text>\n";
+  return out;
+}
+
+std::string grid(const Plot& plot) {
+  std::string out = "<g stroke=\"#e4e8ee\" stroke-width=\"1\">\n";
+  for (const double tick : plot.y_domain.ticks) {
+    const std::string y = num((*plot.y_at)(tick));
+    out += "<line x1=\"" + num(plot.left) + "\" y1=\"" + y + "\" x2=\"" + num(plot.right) +
+           "\" y2=\"" + y + "\"/>\n";
+  }
+  for (const double tick : plot.x_domain.ticks) {
+    const std::string x = num((*plot.x_at)(tick));
+    out += "<line x1=\"" + x + "\" y1=\"" + num(plot.top) + "\" x2=\"" + x + "\" y2=\"" +
+           num(plot.bottom) + "\"/>\n";
+  }
+  out += "</g>\n<rect x=\"" + num(plot.left) + "\" y=\"" + num(plot.top) + "\" width=\"" +
+         num(plot.right - plot.left) + "\" height=\"" + num(plot.bottom - plot.top) +
+         "\" fill=\"none\" stroke=\"#8d97a3\"/>\n";
+  return out;
+}
+
+std::string axis_labels(const LineChart& chart, const Plot& plot) {
+  std::string out = "<g font-size=\"11\" fill=\"#4a5563\">\n";
+  for (const double tick : plot.y_domain.ticks) {
+    out += "<text x=\"" + num(plot.left - 6) + "\" y=\"" + num((*plot.y_at)(tick) + 4) +
+           "\" text-anchor=\"end\">" + xml_escape(format_tick(tick, chart.y.format)) + "</text>\n";
+  }
+  for (const double tick : plot.x_domain.ticks) {
+    out += "<text x=\"" + num((*plot.x_at)(tick)) + "\" y=\"" + num(plot.bottom + 16) +
+           "\" text-anchor=\"middle\">" + xml_escape(format_tick(tick, chart.x.format)) +
+           "</text>\n";
+  }
+  out += "</g>\n<g font-size=\"12\" fill=\"#1d2430\" text-anchor=\"middle\">\n";
+  out += "<text x=\"" + num((plot.left + plot.right) / 2) + "\" y=\"" + num(plot.bottom + 36) +
+         "\">" + xml_escape(chart.x.title) + "</text>\n";
+  const std::string y_middle = num((plot.top + plot.bottom) / 2);
+  out += "<text x=\"16\" y=\"" + y_middle + "\" transform=\"rotate(-90 16 " + y_middle + ")\">" +
+         xml_escape(chart.y.title) + "</text>\n</g>\n";
+  return out;
+}
+
+std::string whiskers_svg(const LineChart& chart, const Plot& plot, const ChartSeries& series,
+                         const std::vector<ChartPoint>& points) {
+  std::string whiskers;
+  for (const auto& point : points) {
+    if (!has_whisker(chart, point)) continue;
+    const double x = (*plot.x_at)(point.x) + series.dodge;
+    const std::string low = num((*plot.y_at)(*point.low));
+    const std::string high = num((*plot.y_at)(*point.high));
+    whiskers += "<path d=\"M" + num(x) + " " + low + "V" + high + "M" + num(x - 4) + " " + low +
+                "H" + num(x + 4) + "M" + num(x - 4) + " " + high + "H" + num(x + 4) + "\"/>\n";
+  }
+  if (whiskers.empty()) return "";
+  return "<g stroke=\"" + xml_escape(series.colour) + "\" stroke-width=\"1.3\" fill=\"none\">\n" +
+         whiskers + "</g>\n";
+}
+
+std::string series_svg(const LineChart& chart, const Plot& plot, const ChartSeries& series) {
+  std::vector<ChartPoint> points;
+  std::copy_if(series.points.begin(), series.points.end(), std::back_inserter(points),
+               [&](const ChartPoint& point) { return placed(chart, point); });
+  std::stable_sort(points.begin(), points.end(),
+                   [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
+  std::string out = "<g>\n" + whiskers_svg(chart, plot, series, points);
+  std::string line;
+  for (const auto& point : points) {
+    line += (line.empty() ? "" : " ") + num((*plot.x_at)(point.x) + series.dodge) + "," +
+            num((*plot.y_at)(point.y));
+  }
+  out += "<polyline points=\"" + line + "\" fill=\"none\" stroke-width=\"2\" " +
+         stroke_style(series) + "/>\n";
+  out += "<g fill=\"" + xml_escape(series.colour) + "\" stroke=\"#ffffff\" stroke-width=\"1\">\n";
+  for (const auto& point : points) {
+    out += marker_svg(series.marker, (*plot.x_at)(point.x) + series.dodge, (*plot.y_at)(point.y)) +
+           "\n";
+  }
+  return out + "</g>\n</g>\n";
+}
+
+std::string legend(const Plot& plot) {
+  if (plot.rows == 0) return "";
+  std::string out = "<g font-size=\"11\" fill=\"#1d2430\">\n";
+  for (size_t i = 0; i < plot.drawn.size(); ++i) {
+    const ChartSeries& series = *plot.drawn[i];
+    const int column = static_cast<int>(i) % plot.columns;
+    const int row = static_cast<int>(i) / plot.columns;
+    const double x = plot.left + static_cast<double>(column) * plot.column_width;
+    const double y = plot.height + 2 + static_cast<double>(row) * kLegendRow + kLegendRow / 2;
+    out += "<line x1=\"" + num(x) + "\" y1=\"" + num(y) + "\" x2=\"" + num(x + kLegendSwatch) +
+           "\" y2=\"" + num(y) + "\" stroke-width=\"2\" " + stroke_style(series) + "/>\n";
+    out += "<g fill=\"" + xml_escape(series.colour) + "\" stroke=\"#ffffff\">" +
+           marker_svg(series.marker, x + kLegendSwatch / 2, y) + "</g>\n";
+    out += "<text x=\"" + num(x + kLegendSwatch + 8) + "\" y=\"" + num(y + 4) + "\">" +
+           xml_escape(series.name) + "</text>\n";
+  }
+  return out + "</g>\n";
+}
+
 }  // namespace
 
 std::string xml_escape(std::string_view text) {
@@ -302,10 +477,7 @@ std::string format_tick(double value, TickFormat format) {
     case TickFormat::kPlain:
       return trimmed(value);
     case TickFormat::kCount:
-      if (magnitude >= 1e9) return trimmed(value / 1e9) + "G";
-      if (magnitude >= 1e6) return trimmed(value / 1e6) + "M";
-      if (magnitude >= 1e3) return trimmed(value / 1e3) + "k";
-      return trimmed(value);
+      return count_text(value, CountStyle::kTick);
     case TickFormat::kNanoseconds:
       if (magnitude >= 1e9) return trimmed(value / 1e9) + " s";
       if (magnitude >= 1e6) return trimmed(value / 1e6) + " ms";
@@ -321,152 +493,18 @@ std::string format_tick(double value, TickFormat format) {
 }
 
 std::string render_svg_chart(const LineChart& chart) {
-  const auto placed = [&](const ChartPoint& point) {
-    return placeable(chart.x.scale, point.x) && placeable(chart.y.scale, point.y);
-  };
-  const auto has_whisker = [&](const ChartPoint& point) {
-    return point.low && point.high && placeable(chart.y.scale, *point.low) &&
-           placeable(chart.y.scale, *point.high);
-  };
-
-  std::vector<double> xs;
-  std::vector<double> ys;
-  std::vector<const ChartSeries*> drawn;
-  for (const auto& series : chart.series) {
-    bool any = false;
-    for (const auto& point : series.points) {
-      if (!placed(point)) continue;
-      any = true;
-      xs.push_back(transform(chart.x.scale, point.x));
-      ys.push_back(transform(chart.y.scale, point.y));
-      if (has_whisker(point)) {
-        ys.push_back(transform(chart.y.scale, *point.low));
-        ys.push_back(transform(chart.y.scale, *point.high));
-      }
-    }
-    if (any) drawn.push_back(&series);
-  }
-
-  const double width = std::max(chart.width, 200);
-  const double height = std::max(chart.height, 160);
-  const double left = kLeft;
-  const double right = width - kRight;
-  const double top = kTop;
-  const double bottom = height - kBottom;
-  const Domain x_domain = domain_for(chart.x.scale, xs, false);
-  const Domain y_domain = domain_for(chart.y.scale, ys, true);
-  const AxisMap x_at(chart.x.scale, x_domain, left, right);
-  const AxisMap y_at(chart.y.scale, y_domain, bottom, top);
-
-  double column_width = 0;
-  for (const auto* series : drawn) {
-    column_width = std::max(
-        column_width,
-        kLegendSwatch + 8 + kCharWidth * static_cast<double>(code_points(series->name)) + 18);
-  }
-  const int fitting = std::max(1, static_cast<int>((width - left) / std::max(column_width, 1.0)));
-  const int columns = chart.legend_columns > 0 ? std::min(chart.legend_columns, fitting) : fitting;
-  const int rows = drawn.empty() ? 0 : (static_cast<int>(drawn.size()) + columns - 1) / columns;
-  const double total_height = height + (rows > 0 ? rows * kLegendRow + 6 : 0);
-
-  const std::string title = xml_escape(chart.title);
-  std::string out = "<svg class=\"chart\" width=\"" + num(width) + "\" height=\"" +
-                    num(total_height) + "\" viewBox=\"0 0 " + num(width) + " " + num(total_height) +
-                    "\" role=\"img\" aria-label=\"" + title +
-                    "\" font-family=\"sans-serif\">\n<title>" + title + "</title>\n";
-  // Opaque, so that a chart copied out of the page or screenshotted on a dark theme stays legible.
-  out += "<rect width=\"" + num(width) + "\" height=\"" + num(total_height) +
-         "\" fill=\"#ffffff\"/>\n";
-  out += "<text x=\"" + num(left) + "\" y=\"20\" font-size=\"13\" font-weight=\"bold\" " +
-         "fill=\"#1d2430\">" + title + "</text>\n";
-
-  out += "<g stroke=\"#e4e8ee\" stroke-width=\"1\">\n";
-  for (const double tick : y_domain.ticks) {
-    const std::string y = num(y_at(tick));
-    out += "<line x1=\"" + num(left) + "\" y1=\"" + y + "\" x2=\"" + num(right) + "\" y2=\"" + y +
-           "\"/>\n";
-  }
-  for (const double tick : x_domain.ticks) {
-    const std::string x = num(x_at(tick));
-    out += "<line x1=\"" + x + "\" y1=\"" + num(top) + "\" x2=\"" + x + "\" y2=\"" + num(bottom) +
-           "\"/>\n";
-  }
-  out += "</g>\n<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(right - left) +
-         "\" height=\"" + num(bottom - top) + "\" fill=\"none\" stroke=\"#8d97a3\"/>\n";
-
-  out += "<g font-size=\"11\" fill=\"#4a5563\">\n";
-  for (const double tick : y_domain.ticks) {
-    out += "<text x=\"" + num(left - 6) + "\" y=\"" + num(y_at(tick) + 4) +
-           "\" text-anchor=\"end\">" + xml_escape(format_tick(tick, chart.y.format)) + "</text>\n";
-  }
-  for (const double tick : x_domain.ticks) {
-    out += "<text x=\"" + num(x_at(tick)) + "\" y=\"" + num(bottom + 16) +
-           "\" text-anchor=\"middle\">" + xml_escape(format_tick(tick, chart.x.format)) +
-           "</text>\n";
-  }
-  out += "</g>\n<g font-size=\"12\" fill=\"#1d2430\" text-anchor=\"middle\">\n";
-  out += "<text x=\"" + num((left + right) / 2) + "\" y=\"" + num(bottom + 36) + "\">" +
-         xml_escape(chart.x.title) + "</text>\n";
-  const std::string y_middle = num((top + bottom) / 2);
-  out += "<text x=\"16\" y=\"" + y_middle + "\" transform=\"rotate(-90 16 " + y_middle + ")\">" +
-         xml_escape(chart.y.title) + "</text>\n</g>\n";
-
-  if (drawn.empty()) {
-    out += "<text x=\"" + num((left + right) / 2) + "\" y=\"" + y_middle +
+  const Plot plot = plan_plot(chart);
+  std::string out = svg_header(chart, plot);
+  out += grid(plot);
+  out += axis_labels(chart, plot);
+  if (plot.drawn.empty()) {
+    out += "<text x=\"" + num((plot.left + plot.right) / 2) + "\" y=\"" +
+           num((plot.top + plot.bottom) / 2) +
            "\" font-size=\"12\" fill=\"#8d97a3\" text-anchor=\"middle\">no data</text>\n";
   }
-
-  for (const auto* series : drawn) {
-    std::vector<ChartPoint> points;
-    std::copy_if(series->points.begin(), series->points.end(), std::back_inserter(points), placed);
-    std::stable_sort(points.begin(), points.end(),
-                     [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
-    const std::string colour = xml_escape(series->colour);
-    out += "<g>\n";
-    std::string whiskers;
-    for (const auto& point : points) {
-      if (!has_whisker(point)) continue;
-      const double x = x_at(point.x) + series->dodge;
-      const std::string low = num(y_at(*point.low));
-      const std::string high = num(y_at(*point.high));
-      whiskers += "<path d=\"M" + num(x) + " " + low + "V" + high + "M" + num(x - 4) + " " + low +
-                  "H" + num(x + 4) + "M" + num(x - 4) + " " + high + "H" + num(x + 4) + "\"/>\n";
-    }
-    if (!whiskers.empty()) {
-      out += "<g stroke=\"" + colour + "\" stroke-width=\"1.3\" fill=\"none\">\n" + whiskers +
-             "</g>\n";
-    }
-    std::string line;
-    for (const auto& point : points) {
-      line +=
-          (line.empty() ? "" : " ") + num(x_at(point.x) + series->dodge) + "," + num(y_at(point.y));
-    }
-    out += "<polyline points=\"" + line + "\" fill=\"none\" stroke-width=\"2\" " +
-           stroke_style(*series) + "/>\n";
-    out += "<g fill=\"" + colour + "\" stroke=\"#ffffff\" stroke-width=\"1\">\n";
-    for (const auto& point : points) {
-      out += marker_svg(series->marker, x_at(point.x) + series->dodge, y_at(point.y)) + "\n";
-    }
-    out += "</g>\n</g>\n";
-  }
-
-  if (rows > 0) {
-    out += "<g font-size=\"11\" fill=\"#1d2430\">\n";
-    for (size_t i = 0; i < drawn.size(); ++i) {
-      const ChartSeries& series = *drawn[i];
-      const int column = static_cast<int>(i) % columns;
-      const int row = static_cast<int>(i) / columns;
-      const double x = left + static_cast<double>(column) * column_width;
-      const double y = height + 2 + static_cast<double>(row) * kLegendRow + kLegendRow / 2;
-      out += "<line x1=\"" + num(x) + "\" y1=\"" + num(y) + "\" x2=\"" + num(x + kLegendSwatch) +
-             "\" y2=\"" + num(y) + "\" stroke-width=\"2\" " + stroke_style(series) + "/>\n";
-      out += "<g fill=\"" + xml_escape(series.colour) + "\" stroke=\"#ffffff\">" +
-             marker_svg(series.marker, x + kLegendSwatch / 2, y) + "</g>\n";
-      out += "<text x=\"" + num(x + kLegendSwatch + 8) + "\" y=\"" + num(y + 4) + "\">" +
-             xml_escape(series.name) + "</text>\n";
-    }
-    out += "</g>\n";
-  }
+  for (const auto* series : plot.drawn)
+    out += series_svg(chart, plot, *series);
+  out += legend(plot);
   out += "</svg>\n";
   return out;
 }

@@ -1,7 +1,9 @@
 #include "report/text_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <span>
 
 #include "util/text.h"
 
@@ -13,10 +15,32 @@ std::string fixed(double value, int decimals) {
   return text;
 }
 
-std::string count_text(double value) {
-  if (value >= 1e6) return fixed(value / 1e6, 2) + "M";
-  if (value >= 1e4) return fixed(value / 1e3, 1) + "k";
-  return fixed(value, 0);
+std::string trimmed(double value) {
+  char text[48];
+  (void)std::snprintf(text, sizeof text, "%.2f", value);
+  std::string out = text;
+  while (out.back() == '0')
+    out.pop_back();
+  if (out.back() == '.') out.pop_back();
+  return out == "-0" ? "0" : out;
+}
+
+std::string count_text(double value, CountStyle style) {
+  struct Unit {
+    double from;
+    double size;
+    const char* suffix;
+    int column_decimals;
+  };
+  static constexpr Unit kColumn[] = {{1e6, 1e6, "M", 2}, {1e4, 1e3, "k", 1}};
+  static constexpr Unit kTick[] = {{1e9, 1e9, "G", 0}, {1e6, 1e6, "M", 0}, {1e3, 1e3, "k", 0}};
+  const bool tick = style == CountStyle::kTick;
+  for (const Unit& unit : tick ? std::span<const Unit>(kTick) : std::span<const Unit>(kColumn)) {
+    if ((tick ? std::abs(value) : value) < unit.from) continue;
+    const double scaled = value / unit.size;
+    return (tick ? trimmed(scaled) : fixed(scaled, unit.column_decimals)) + unit.suffix;
+  }
+  return tick ? trimmed(value) : fixed(value, 0);
 }
 
 std::string raw_text_of(const Json* value, std::string_view missing) {
@@ -27,17 +51,6 @@ std::string raw_text_of(const Json* value, std::string_view missing) {
 
 std::string text_of(const Json& value) {
   return terminal_safe(raw_text_of(&value));
-}
-
-const Json* at(const Json& root, std::initializer_list<std::string_view> keys) {
-  const Json* node = &root;
-  for (const auto key : keys) {
-    if (!node->is_object()) return nullptr;
-    const auto it = node->find(std::string(key));
-    if (it == node->end()) return nullptr;
-    node = &*it;
-  }
-  return node;
 }
 
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the text reports: values at JSON paths, and fixed-width tables.
+// Helpers for the text reports: values as text, and fixed-width tables.
 
 #include <initializer_list>
 #include <ostream>
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "snapshot/snapshot.h"
+#include "snapshot/json_access.h"
 
 namespace kdrift {
 
@@ -20,11 +20,18 @@ std::string raw_text_of(const Json* value, std::string_view missing = "");
 
 // value with a fixed number of decimals: fixed(3.14159, 2) -> "3.14".
 std::string fixed(double value, int decimals);
-// Counts the way IOPS columns print them, narrow: 1234567 -> "1.23M", 45678 -> "45.7k".
-std::string count_text(double value);
+// Up to two decimals, trailing zeros dropped: 1.50 -> "1.5", 250.00 -> "250".
+std::string trimmed(double value);
 
-// The value at a path of object keys, or nullptr when any step is missing.
-const Json* at(const Json& root, std::initializer_list<std::string_view> keys);
+// How a count (IOPS) is shortened with a k/M/G suffix.
+enum class CountStyle {
+  // Table columns: k from 10,000 and M, with fixed decimals so a column reads evenly:
+  // 9999 -> "9999", 45678 -> "45.7k", 1234567 -> "1.23M". A negative value is printed whole.
+  kColumn,
+  // Axis ticks, round values: k from 1,000, M and G, shortest: 1500 -> "1.5k", 2e6 -> "2M".
+  kTick,
+};
+std::string count_text(double value, CountStyle style = CountStyle::kColumn);
 
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
                     std::string_view missing = "?");

@@ -10,25 +10,15 @@
 namespace kdrift {
 namespace {
 
-uint64_t count_at(const Json& node, std::initializer_list<std::string_view> keys) {
-  const Json* value = at(node, keys);
-  return value != nullptr && value->is_number_unsigned() ? value->get<uint64_t>() : 0;
-}
-
-double number_at(const Json& node, std::initializer_list<std::string_view> keys) {
-  const Json* value = at(node, keys);
-  return value != nullptr && value->is_number() ? value->get<double>() : 0.0;
-}
-
 // The log-linear buckets folded into power-of-two microsecond ranges, as biolatency prints.
 void render_histogram(std::ostream& out, const Json& buckets) {
   std::map<int, uint64_t> by_power;
   for (const auto& bucket : buckets) {
-    const uint64_t micros = count_at(bucket, {"low"}) / 1000;
+    const uint64_t micros = count_at(bucket, {"low"}).value_or(0) / 1000;
     int power = 0;
     while ((uint64_t{2} << power) <= micros)
       ++power;
-    by_power[micros == 0 ? -1 : power] += count_at(bucket, {"count"});
+    by_power[micros == 0 ? -1 : power] += count_at(bucket, {"count"}).value_or(0);
   }
   if (by_power.empty()) return;
   uint64_t most = 0;
@@ -58,37 +48,38 @@ std::string render_trace_text(const Json& job) {
   if (block == nullptr || !block->is_object()) return "";
   std::ostringstream out;
   char line[256];
-  out << text_at(job, {"name"}) << ": " << count_at(*block, {"bios_queued"}) << " bios";
+  out << text_at(job, {"name"}) << ": " << count_at(*block, {"bios_queued"}).value_or(0) << " bios";
   if (at(*block, {"requests_completed"}) != nullptr) {
     (void)std::snprintf(
         line, sizeof line, ", %llu requests completed (%.1f KiB each, %.0f %% merged, %llu split)",
-        static_cast<unsigned long long>(count_at(*block, {"requests_completed"})),
-        number_at(*block, {"avg_request_bytes"}) / 1024, 100 * number_at(*block, {"merge_ratio"}),
-        static_cast<unsigned long long>(count_at(*block, {"splits"})));
+        static_cast<unsigned long long>(count_at(*block, {"requests_completed"}).value_or(0)),
+        number_at(*block, {"avg_request_bytes"}).value_or(0) / 1024,
+        100 * number_at(*block, {"merge_ratio"}).value_or(0),
+        static_cast<unsigned long long>(count_at(*block, {"splits"}).value_or(0)));
     out << line;
-    const uint64_t polled = count_at(*block, {"issued_by_queue_type", "poll"});
+    const uint64_t polled = count_at(*block, {"issued_by_queue_type", "poll"}).value_or(0);
     if (polled > 0) out << ", " << polled << " on poll queues";
   } else {
     out << " (" << text_at(*block, {"unavailable", "requests"}) << ")";
   }
   if (const Json* disk = at(job, {"trace", "diskstats"})) {
-    out << "; the device counted " << count_at(*disk, {"ios"}) << " I/Os and "
-        << count_at(*disk, {"merges"}) << " merges";
+    out << "; the device counted " << count_at(*disk, {"ios"}).value_or(0) << " I/Os and "
+        << count_at(*disk, {"merges"}).value_or(0) << " merges";
   }
   out << "\n";
   if (const Json* uring = at(job, {"trace", "io_uring"}); uring != nullptr && uring->is_object()) {
     (void)std::snprintf(
         line, sizeof line,
         "  io_uring: %llu submissions, %llu punted to io-wq workers (%.2f per I/O)\n",
-        static_cast<unsigned long long>(count_at(*uring, {"submissions"})),
-        static_cast<unsigned long long>(count_at(*uring, {"punts"})),
-        number_at(*uring, {"punts_per_io"}));
+        static_cast<unsigned long long>(count_at(*uring, {"submissions"}).value_or(0)),
+        static_cast<unsigned long long>(count_at(*uring, {"punts"}).value_or(0)),
+        number_at(*uring, {"punts_per_io"}).value_or(0));
     out << line;
   }
   if (const Json* iommu = at(job, {"trace", "iommu"}); iommu != nullptr && iommu->is_object()) {
     (void)std::snprintf(line, sizeof line, "  IOMMU: %llu mappings, %.2f per I/O (system-wide)\n",
-                        static_cast<unsigned long long>(count_at(*iommu, {"maps"})),
-                        number_at(*iommu, {"maps_per_io"}));
+                        static_cast<unsigned long long>(count_at(*iommu, {"maps"}).value_or(0)),
+                        number_at(*iommu, {"maps_per_io"}).value_or(0));
     out << line;
   }
   if (const Json* buckets = at(*block, {"device_latency_ns", "buckets"});

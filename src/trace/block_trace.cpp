@@ -15,6 +15,10 @@
 namespace kdrift {
 namespace {
 
+// The kernel's buckets are handed to LatencyHistogram by index: same layout, not only as many
+// (tests/unit/trace/latency_layout_test.cpp compares them bucket by bucket).
+static_assert(KDRIFT_LAT_SUB_BITS == LatencyHistogram::kSubBucketBits);
+static_assert(KDRIFT_LAT_EXACT == LatencyHistogram::kExactLimit);
 static_assert(KDRIFT_LAT_BUCKETS <= LatencyHistogram::kBucketCount);
 
 // Every tracepoint the block programs use, with the argument count each program variant is
@@ -72,6 +76,67 @@ Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
   return out;
 }
 
+// Bios per direction, and with requests what was issued and completed.
+Json by_direction_json(const kdrift_block_counts& counts, bool request_based) {
+  const char* directions[] = {"read", "write", "other"};
+  Json by_direction = Json::object();
+  for (int dir = 0; dir < KDRIFT_DIRS; ++dir) {
+    Json entry = {{"bios", counts.bios[dir]}, {"bio_bytes", counts.bio_bytes[dir]}};
+    if (request_based) {
+      entry["requests_issued"] = counts.issued[dir];
+      entry["requests_completed"] = counts.completed[dir];
+      entry["bytes_completed"] = counts.completed_bytes[dir];
+    }
+    by_direction[directions[dir]] = std::move(entry);
+  }
+  return by_direction;
+}
+
+Json latency_json_of(const bpf_map* latencies, uint32_t which) {
+  const auto summed = sum_counters(per_cpu_values<kdrift_latency_hist>(latencies, which));
+  return latency_histogram_json(
+      std::vector<unsigned long long>(std::begin(summed.buckets), std::end(summed.buckets)));
+}
+
+// What only a request-based (blk-mq) device has: requests, merges, queues, latencies, depth.
+Json request_facts(const kdrift_block_counts& counts, const bpf_map* latencies) {
+  const uint64_t merges = counts.bio_backmerges + counts.bio_frontmerges + counts.request_merges;
+  const uint64_t completed = sum(counts.completed);
+  const uint64_t completed_bytes = sum(counts.completed_bytes);
+  Json depth = Json::array();
+  for (size_t value = 0; value < KDRIFT_DEPTH_BUCKETS; ++value) {
+    if (counts.depth[value] == 0) continue;
+    depth.push_back({{"in_flight", value}, {"count", counts.depth[value]}});
+  }
+  return {{"requests_inserted", counts.inserted},
+          {"requests_issued", sum(counts.issued)},
+          {"requests_completed", completed},
+          {"requests_requeued", counts.requeued},
+          {"errors", counts.errors},
+          {"merges", merges},
+          {"bio_backmerges", counts.bio_backmerges},
+          {"bio_frontmerges", counts.bio_frontmerges},
+          {"request_merges", counts.request_merges},
+          {"sectors_completed", completed_bytes / 512},
+          {"avg_request_bytes", ratio(completed_bytes, completed)},
+          // As the probe's diskstats: the share of the I/Os that reached the queue and were merged.
+          {"merge_ratio", ratio(merges, completed + merges)},
+          {"issued_by_queue_type",
+           {{"default", counts.issued_by_queue_type[KDRIFT_QUEUE_DEFAULT]},
+            {"read", counts.issued_by_queue_type[KDRIFT_QUEUE_READ]},
+            {"poll", counts.issued_by_queue_type[KDRIFT_QUEUE_POLL]},
+            {"unknown", counts.issued_by_queue_type[KDRIFT_QUEUE_UNKNOWN]}}},
+          {"device_latency_ns", latency_json_of(latencies, KDRIFT_LAT_DEVICE)},
+          {"queue_latency_ns", latency_json_of(latencies, KDRIFT_LAT_QUEUE)},
+          {"bio_latency_ns", latency_json_of(latencies, KDRIFT_LAT_BIO)},
+          {"request_bytes", log2_histogram_json(counts.request_bytes, KDRIFT_SIZE_BUCKETS)},
+          {"depth_at_issue", std::move(depth)},
+          {"unmatched_completions", counts.unmatched_completions},
+          {"lost_completions", counts.lost_completions},
+          {"dropped_request_starts", counts.dropped_request_starts},
+          {"dropped_bio_starts", counts.dropped_bio_starts}};
+}
+
 }  // namespace
 
 struct BlockTrace::State {
@@ -123,78 +188,27 @@ Json BlockTrace::detach() {
   auto& state = *state_;
   Json programs = state.object.programs().detach();
   const uint64_t missed = state.object.programs().missed();
-
   auto& maps = state.object.skeleton().maps;
   const auto counts = sum_counters(per_cpu_values<kdrift_block_counts>(maps.counts, 0));
-  auto latency = [&](uint32_t which) {
-    const auto summed = sum_counters(per_cpu_values<kdrift_latency_hist>(maps.latencies, which));
-    return latency_histogram_json(
-        std::vector<unsigned long long>(std::begin(summed.buckets), std::end(summed.buckets)));
-  };
 
-  const uint64_t bios = sum(counts.bios);
-  const uint64_t bio_bytes = sum(counts.bio_bytes);
-  const uint64_t merges = counts.bio_backmerges + counts.bio_frontmerges + counts.request_merges;
-  const uint64_t completed = sum(counts.completed);
-  const uint64_t completed_bytes = sum(counts.completed_bytes);
   bool request_based = false;
   Json disks = Json::array();
   for (const auto& disk : state.disks) {
     request_based = request_based || disk.request_based;
     disks.push_back(disk.name);
   }
-  const char* directions[] = {"read", "write", "other"};
-  Json by_direction = Json::object();
-  for (int dir = 0; dir < KDRIFT_DIRS; ++dir) {
-    Json entry = {{"bios", counts.bios[dir]}, {"bio_bytes", counts.bio_bytes[dir]}};
-    if (request_based) {
-      entry["requests_issued"] = counts.issued[dir];
-      entry["requests_completed"] = counts.completed[dir];
-      entry["bytes_completed"] = counts.completed_bytes[dir];
-    }
-    by_direction[directions[dir]] = std::move(entry);
-  }
+  const uint64_t bios = sum(counts.bios);
+  const uint64_t bio_bytes = sum(counts.bio_bytes);
   Json block = {{"disks", std::move(disks)},
                 {"request_based", request_based},
                 {"bios_queued", bios},
                 {"bio_bytes", bio_bytes},
                 {"splits", counts.splits},
                 {"missed_events", missed},
-                {"by_direction", std::move(by_direction)}};
+                {"by_direction", by_direction_json(counts, request_based)}};
   if (request_based) {
-    block["requests_inserted"] = counts.inserted;
-    block["requests_issued"] = sum(counts.issued);
-    block["requests_completed"] = completed;
-    block["requests_requeued"] = counts.requeued;
-    block["errors"] = counts.errors;
-    block["merges"] = merges;
-    block["bio_backmerges"] = counts.bio_backmerges;
-    block["bio_frontmerges"] = counts.bio_frontmerges;
-    block["request_merges"] = counts.request_merges;
-    block["sectors_completed"] = completed_bytes / 512;
-    block["avg_request_bytes"] = ratio(completed_bytes, completed);
-    // As the probe's diskstats: the share of the I/Os that reached the queue and were merged.
-    block["merge_ratio"] = ratio(merges, completed + merges);
-    block["issued_by_queue_type"] = {
-        {"default", counts.issued_by_queue_type[KDRIFT_QUEUE_DEFAULT]},
-        {"read", counts.issued_by_queue_type[KDRIFT_QUEUE_READ]},
-        {"poll", counts.issued_by_queue_type[KDRIFT_QUEUE_POLL]},
-        {"unknown", counts.issued_by_queue_type[KDRIFT_QUEUE_UNKNOWN]}};
-    block["device_latency_ns"] = latency(KDRIFT_LAT_DEVICE);
-    block["queue_latency_ns"] = latency(KDRIFT_LAT_QUEUE);
-    block["bio_latency_ns"] = latency(KDRIFT_LAT_BIO);
-    block["request_bytes"] = log2_histogram_json(counts.request_bytes, KDRIFT_SIZE_BUCKETS);
-    Json depth = Json::array();
-    for (size_t value = 0; value < KDRIFT_DEPTH_BUCKETS; ++value) {
-      if (counts.depth[value] == 0) continue;
-      depth.push_back({{"in_flight", value}, {"count", counts.depth[value]}});
-    }
-    block["depth_at_issue"] = std::move(depth);
-    block["unmatched_completions"] = counts.unmatched_completions;
-    block["lost_completions"] = counts.lost_completions;
+    block.update(request_facts(counts, maps.latencies));
     block["in_flight_at_end"] = state.object.skeleton().bss->in_flight;
-    block["dropped_request_starts"] = counts.dropped_request_starts;
-    block["dropped_bio_starts"] = counts.dropped_bio_starts;
   } else {
     // Every bio is an I/O of a bio-based driver: diskstats counts them one by one.
     block["avg_request_bytes"] = ratio(bio_bytes, bios);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "util/input_file.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -42,26 +43,13 @@ std::string relative_to_root(const std::string& path) {
   return start == std::string::npos ? "." : path.substr(start);
 }
 
-Result<std::string> read_descriptor(int fd, const std::string& path, size_t max_bytes,
-                                    bool head_only) {
+Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes,
+                                 bool head_only) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno, path);
   if (!S_ISREG(st.st_mode)) return make_error(EINVAL, path + " is not a regular file");
-  std::string content;
-  char buffer[16384];
-  while (true) {
-    const size_t wanted =
-        head_only ? std::min(sizeof buffer, max_bytes - content.size()) : sizeof buffer;
-    if (wanted == 0) break;
-    const auto got = ::read(fd, buffer, wanted);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return make_error(errno, path);
-    }
-    if (got == 0) break;
-    if (content.size() + static_cast<size_t>(got) > max_bytes) return make_error(EFBIG, path);
-    content.append(buffer, static_cast<size_t>(got));
-  }
+  auto content = read_descriptor(fd, max_bytes, head_only ? AtLimit::kStop : AtLimit::kRefuse);
+  if (!content) return make_error(content.error().code, path);
   return content;
 }
 
@@ -153,7 +141,7 @@ Result<std::string> DirectoryBackend::read(const std::string& path, size_t max_b
   // O_NONBLOCK: a FIFO put where a file was expected must not hang the open.
   auto fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd) return fd.error();
-  return read_descriptor(fd->get(), path, max_bytes, head_only);
+  return read_regular(fd->get(), path, max_bytes, head_only);
 }
 
 Result<std::vector<DirEntry>> DirectoryBackend::list(const std::string& path) const {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 
@@ -22,22 +23,32 @@ const char* file_kind(mode_t mode) {
   return "not a regular file";
 }
 
-// Reads to the end even when the file grows after fstat: the limit holds on what is read.
+// The limit holds on what is read, not on what fstat said: a file may grow after it.
 Result<std::string> read_all(int fd, const std::string& name, size_t max_bytes) {
-  std::string content;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_error(errno, "cannot read " + name);
-    if (n == 0) return content;
-    if (content.size() + static_cast<size_t>(n) > max_bytes)
-      return size_limit_error(name, max_bytes);
-    content.append(buffer, static_cast<size_t>(n));
-  }
+  auto content = read_descriptor(fd, max_bytes);
+  if (content) return content;
+  if (content.error().code == EFBIG) return size_limit_error(name, max_bytes);
+  return make_error(content.error().code, "cannot read " + name);
 }
 
 }  // namespace
+
+Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit) {
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const size_t wanted = at_limit == AtLimit::kStop
+                              ? std::min(sizeof buffer, max_bytes - content.size())
+                              : sizeof buffer;
+    if (wanted == 0) return content;
+    const ssize_t n = ::read(fd, buffer, wanted);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return make_error(errno, "");
+    if (n == 0) return content;
+    if (content.size() + static_cast<size_t>(n) > max_bytes) return make_error(EFBIG, "");
+    content.append(buffer, static_cast<size_t>(n));
+  }
+}
 
 Error size_limit_error(const std::string& source, size_t max_bytes) {
   return make_error(EFBIG, source + ": over the " + format_size(max_bytes) + " size limit");

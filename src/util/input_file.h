@@ -16,6 +16,14 @@ namespace kdrift {
 // regular file. Errors name the path (ENOENT when it does not exist).
 Result<std::string> read_whole_file(const std::string& path, size_t max_bytes);
 
+// What read_descriptor does on reaching max_bytes: refuse (EFBIG), or stop and keep the head.
+enum class AtLimit { kRefuse, kStop };
+
+// The rest of an open descriptor, to its end even when the file grows meanwhile. Errors carry the
+// errno only (EFBIG past max_bytes with AtLimit::kRefuse) and no context: the caller names what it
+// read. The one read loop under read_whole_file and the sysroot's directory reads.
+Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit = AtLimit::kRefuse);
+
 // The error read_whole_file gives for input over max_bytes, for readers that are handed text.
 Error size_limit_error(const std::string& source, size_t max_bytes);
 

@@ -1,7 +1,9 @@
 #include "util/text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -63,6 +65,17 @@ std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines = split(text, '\n');
   if (!lines.empty() && lines.back().empty()) lines.pop_back();
   return lines;
+}
+
+std::string largest_counts(std::vector<std::pair<double, std::string>> counts, size_t limit) {
+  std::sort(counts.rbegin(), counts.rend());
+  std::string list;
+  for (size_t i = 0; i < counts.size() && i < limit; ++i) {
+    char count[64];
+    (void)std::snprintf(count, sizeof count, "%.0f", counts[i].first);
+    list += (i == 0 ? "" : ", ") + counts[i].second + " " + count;
+  }
+  return list;
 }
 
 bool starts_with(std::string_view text, std::string_view prefix) {

@@ -19,6 +19,10 @@ std::vector<std::string> split_lines(std::string_view text);
 
 bool starts_with(std::string_view text, std::string_view prefix);
 
+// The limit largest counts, largest first (a tie: the name that sorts last first), as
+// "name count, name count": {{3, "SND"}, {5, "NET"}} -> "NET 5, SND 3". Counts print whole.
+std::string largest_counts(std::vector<std::pair<double, std::string>> counts, size_t limit);
+
 // Whole-string decimal (or 0x-prefixed hex) integer; nullopt on anything else or overflow.
 std::optional<int64_t> parse_int(std::string_view text);
 std::optional<uint64_t> parse_uint(std::string_view text);

@@ -3,12 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "support/fixtures.h"
 #include "unit/collect/storage_tree.h"
-#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -192,20 +189,6 @@ TEST(BlockEmptyTree, NoSysBlockIsUnavailable) {
   Json block = collect_block(SysRoot(tree.path()));
   EXPECT_FALSE(block.contains("devices"));
   EXPECT_TRUE(block["unavailable"].contains("devices"));
-}
-
-TEST(BlockLive, VdaSchedulerMatchesItsFile) {
-  std::ifstream file("/sys/block/vda/queue/scheduler");
-  if (!file) GTEST_SKIP() << "no /sys/block/vda on this machine";
-  std::stringstream text;
-  text << file.rdbuf();
-  Json vda = device_of(collect_block(SysRoot("/")), "vda");
-  ASSERT_FALSE(vda.is_null());
-  EXPECT_EQ(vda["queue"]["scheduler"], std::string(trim(text.str())));
-  const auto active = text.str().substr(text.str().find('[') + 1);
-  EXPECT_EQ(vda["scheduler"]["active"], active.substr(0, active.find(']')));
-  EXPECT_EQ(vda["request_based"], true);
-  EXPECT_GT(vda["size_bytes"].get<int64_t>(), 0);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "collect/irq.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <cstdio>
 #include <numeric>
@@ -246,23 +245,6 @@ TEST(IrqCollector, MissingEmptyOrGarbageFileIsUnavailable) {
   const Json irq = collect_irq(SysRoot(tree.path()));
   EXPECT_NE(irq["unavailable"]["columns"].get<std::string>().find("/proc/interrupts"),
             std::string::npos);
-}
-
-TEST(IrqCollector, LiveHostFindsTheVirtioRequestQueueOfVda) {
-  struct stat st {};
-  if (::stat("/sys/block/vda", &st) != 0) GTEST_SKIP() << "no vda on this host";
-  const Json irq = collect_irq(SysRoot("/"));
-  ASSERT_TRUE(irq.contains("storage")) << irq.dump(1);
-  bool found = false;
-  for (const auto& row : irq["storage"]) {
-    const std::string name = row["name"];
-    if (name.find("-req") == std::string::npos) continue;
-    found = true;
-    EXPECT_NE(row["matched_by"].get<std::string>().find("vda"), std::string::npos) << row.dump();
-    EXPECT_EQ(row["counts"].size(), irq["columns"]["count"].get<size_t>());
-    EXPECT_FALSE(row["affinity"].empty());
-  }
-  EXPECT_TRUE(found) << irq.dump(1);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 
 #include "support/fixtures.h"
@@ -80,18 +79,6 @@ TEST(MemoryCollector, MissingFilesAreUnavailable) {
   const Json memory = collect_memory(SysRoot(tree.path()));
   EXPECT_TRUE(memory["unavailable"].contains("meminfo"));
   EXPECT_TRUE(memory["transparent_hugepage"]["unavailable"].contains("enabled"));
-}
-
-TEST(MemoryCollector, LiveMemTotalEqualsProcMeminfo) {
-  std::ifstream file("/proc/meminfo");
-  std::string key;
-  uint64_t kb = 0;
-  ASSERT_TRUE(file >> key >> kb);
-  ASSERT_EQ(key, "MemTotal:");
-  const Json memory = collect_memory(SysRoot("/"));
-  EXPECT_EQ(memory["meminfo"]["mem_total_bytes"], kb * 1024);
-  EXPECT_TRUE(memory["transparent_hugepage"].contains("enabled"))
-      << memory["transparent_hugepage"].dump();
 }
 
 }  // namespace

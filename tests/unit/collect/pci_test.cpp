@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "collect/device_path.h"
+#include "snapshot/pci_link.h"
 #include "support/fixtures.h"
 #include "unit/collect/storage_tree.h"
 #include "util/access_log.h"
@@ -15,6 +16,13 @@ namespace {
 using testing::ConfigSpace;
 using testing::StorageTree;
 using testing::TempDir;
+
+// What capture records: the collector's facts, and the schema's link verdict judged from them.
+Json recorded_pci(const SysRoot& root) {
+  Json pci = collect_pci(root);
+  judge_pci_links(pci);
+  return pci;
+}
 
 // An NVMe controller behind a root port whose link trained to 2.5 GT/s x1 of 8 GT/s x4, a
 // network controller (not kept), and a legacy virtio-blk function without PCIe.
@@ -58,7 +66,7 @@ class PciHost : public ::testing::Test {
   }
 
   Json devices() const {
-    Json pci = collect_pci(SysRoot(tree_.path()));
+    Json pci = recorded_pci(SysRoot(tree_.path()));
     return pci.value("devices", Json::object());
   }
 
@@ -114,6 +122,17 @@ TEST_F(PciHost, NamesComeFromThePciIdDatabase) {
   EXPECT_EQ(nvme["class_name"], "Non-Volatile memory controller");
 }
 
+TEST_F(PciHost, TheCollectorRecordsTheLinkFactsButNoVerdict) {
+  const Json pci = collect_pci(SysRoot(tree_.path()));
+  for (const auto& [address, device] : pci["devices"].items()) {
+    EXPECT_FALSE(device.contains("link_degraded")) << address;
+    EXPECT_FALSE(device.contains("link_partner")) << address;
+  }
+  const Json& nvme = pci["devices"]["0000:01:00.0"];
+  EXPECT_EQ(nvme["link"]["current_link_width"], 1);
+  EXPECT_EQ(nvme["link"]["config"]["max_width"], 4);
+}
+
 TEST_F(PciHost, BothEndsOfADowntrainedLinkSayIt) {
   Json found = devices();
   Json port = found["0000:00:1c.0"];
@@ -162,7 +181,7 @@ TEST_F(PciHost, ConfigSpaceIsReadOnlyAsFarAsNeeded) {
   SysRoot root(tree_.path());
   AccessLog log;
   root.record_to(&log);
-  Json pci = collect_pci(root);
+  Json pci = recorded_pci(root);
   EXPECT_EQ(pci["devices"]["0000:01:00.0"]["link_degraded"], true);
   EXPECT_EQ(log.files().at("/" + nvme_ + "/config").size(), 256u);
   // The network controller's config space is never read: its class file decided.
@@ -204,7 +223,7 @@ TEST_F(PciHost, OddEntriesAndFilesAreUnavailable) {
   std::filesystem::remove(tree_.path() + "/" + nvme_ + "/current_link_width");
   tree_.mkdir(nvme_ + "/current_link_width");
   tree_.write(virtio_ + "/driver", "virtio-pci\n");  // a file where a link should be
-  Json pci = collect_pci(SysRoot(tree_.path()));
+  Json pci = recorded_pci(SysRoot(tree_.path()));
   EXPECT_TRUE(pci["unavailable"].contains("/sys/bus/pci/devices/garbage"));
   EXPECT_NE(pci["unavailable"]["/sys/bus/pci/devices/0000:00:03.0/class"].get<std::string>().find(
                 "\"network\""),
@@ -220,7 +239,7 @@ TEST_F(PciHost, OddEntriesAndFilesAreUnavailable) {
 
 TEST(PciEmptyTree, NoPciBusIsUnavailable) {
   TempDir tree;
-  Json pci = collect_pci(SysRoot(tree.path()));
+  Json pci = recorded_pci(SysRoot(tree.path()));
   EXPECT_FALSE(pci.contains("devices"));
   EXPECT_TRUE(pci["unavailable"].contains("devices"));
 }
@@ -231,7 +250,7 @@ TEST(PciLive, FindsVdasController) {
   if (!vda) GTEST_SKIP() << "no /sys/block/vda on this machine";
   const auto function = nearest_pci_function(*vda);
   if (!function) GTEST_SKIP() << "vda is not on PCI here: " << *vda;
-  Json pci = collect_pci(root);
+  Json pci = recorded_pci(root);
   Json controller = pci["devices"][function->address];
   ASSERT_FALSE(controller.is_null()) << pci.dump();
   EXPECT_EQ(controller["role"], "storage");

@@ -11,6 +11,7 @@
 #include "collect/iommu.h"
 #include "collect/nvme.h"
 #include "collect/pci.h"
+#include "snapshot/pci_link.h"
 #include "support/fixtures.h"
 
 namespace kdrift {
@@ -88,6 +89,7 @@ TEST_P(QemuGuest, NvmeBlockDeviceAndPciFunction) {
   EXPECT_TRUE(disk["scheduler"].contains("active")) << disk.dump();
 
   Json pci = collect_pci(SysRoot(root_));
+  judge_pci_links(pci);
   Json controller = pci["devices"][guest.nvme_pci];
   EXPECT_EQ(controller["role"], "storage");
   EXPECT_EQ(controller["class"], "010802");

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "support/fixtures.h"
 
 namespace kdrift {
@@ -54,15 +52,6 @@ TEST(SysctlCollector, GarbageAndEmptyValuesAreUnavailableWithTheText) {
             std::string::npos);
   EXPECT_NE(sysctl["unavailable"]["vm.dirty_ratio"].get<std::string>().find("expected an integer"),
             std::string::npos);
-}
-
-TEST(SysctlCollector, LiveIoUringDisabledEqualsTheFile) {
-  std::ifstream file("/proc/sys/kernel/io_uring_disabled");
-  int expected = -1;
-  if (!(file >> expected)) GTEST_SKIP() << "this kernel has no kernel.io_uring_disabled";
-  const Json sysctl = collect_sysctl(SysRoot("/"));
-  EXPECT_EQ(sysctl["kernel.io_uring_disabled"], expected);
-  EXPECT_TRUE(sysctl.contains("vm.dirty_ratio"));
 }
 
 }  // namespace

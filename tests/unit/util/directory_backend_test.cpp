@@ -140,12 +140,5 @@ TEST(DirectoryBackend, AnUnopenableRootFailsEveryLookupWithItsError) {
   EXPECT_EQ(missing.list("/").error().code, ENOENT);
 }
 
-TEST(DirectoryBackend, TheHostReadsPathsAsTheyAre) {
-  auto host = DirectoryBackend::host();
-  EXPECT_EQ(host->lookup(), Lookup::kHost);
-  EXPECT_TRUE(host->read("/proc/self/stat", 1 << 20, false).ok());
-  EXPECT_EQ(*host->host_path("/sys/bus/pci"), "/sys/bus/pci");
-}
-
 }  // namespace
 }  // namespace kdrift

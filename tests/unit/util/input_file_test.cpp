@@ -11,6 +11,7 @@
 #include <string>
 
 #include "support/fixtures.h"
+#include "util/unique_fd.h"
 
 namespace kdrift {
 namespace {
@@ -30,6 +31,25 @@ TEST(InputFile, ReadsARegularFileWholeUpToTheLimit) {
   auto read = read_whole_file(dir.path() + "/input.json", content.size());
   ASSERT_TRUE(read.ok()) << describe(read);
   EXPECT_EQ(*read, content);
+}
+
+TEST(InputFile, ReadDescriptorRefusesPastTheLimitOrStopsThereKeepingTheHead) {
+  const TempDir dir;
+  std::string content(100000, 'z');
+  content[0] = 'a';
+  dir.write("big", content);
+  for (const auto at_limit : {AtLimit::kRefuse, AtLimit::kStop}) {
+    const UniqueFd fd(::open((dir.path() + "/big").c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(fd);
+    auto read = read_descriptor(fd.get(), 70000, at_limit);
+    if (at_limit == AtLimit::kRefuse) {
+      ASSERT_FALSE(read.ok());
+      EXPECT_EQ(read.error().code, EFBIG);
+    } else {
+      ASSERT_TRUE(read.ok()) << describe(read);
+      EXPECT_EQ(*read, content.substr(0, 70000));
+    }
+  }
 }
 
 TEST(InputFile, MoreThanTheLimitIsEfbigNamingThePathAndTheLimit) {

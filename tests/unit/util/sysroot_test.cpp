@@ -149,13 +149,5 @@ TEST(SysRoot, DamagedManifestIsIgnored) {
   EXPECT_EQ(*root.read_value("/proc/cmdline"), "quiet");
 }
 
-TEST(SysRoot, LiveRootReadsProc) {
-  SysRoot root;
-  EXPECT_TRUE(root.live());
-  auto release = root.read_value("/proc/sys/kernel/osrelease");
-  ASSERT_TRUE(release.ok()) << release.error().describe();
-  EXPECT_FALSE(release->empty());
-}
-
 }  // namespace
 }  // namespace kdrift

@@ -5,6 +5,14 @@
 namespace kdrift {
 namespace {
 
+TEST(Text, LargestCountsListsTheLargestFirstUpToTheLimit) {
+  EXPECT_EQ(largest_counts({{3, "SND"}, {5, "NET"}, {1, "AD"}}, 2), "NET 5, SND 3");
+  // A tie puts the name that sorts last first; a count prints whole.
+  EXPECT_EQ(largest_counts({{2, "A"}, {2, "B"}, {7.4, "C"}}, 8), "C 7, B 2, A 2");
+  EXPECT_EQ(largest_counts({}, 8), "");
+  EXPECT_EQ(largest_counts({{1, "X"}}, 0), "");
+}
+
 TEST(Text, ParseIntIsStrict) {
   EXPECT_EQ(parse_int("42"), 42);
   EXPECT_EQ(parse_int(" -1\n"), -1);
