@@ -1,10 +1,11 @@
-# kdrift_embed_texts(OUTPUT FUNCTION FILES...): writes a C++ source defining
-# `std::span<const kdrift::EmbeddedText> FUNCTION()` with each file's name (without extension)
-# and content, so the binary carries its default profiles and rules wherever it is installed.
-# Configure re-runs when any embedded file changes.
-function(kdrift_embed_texts output function)
+# kdrift_embed_texts(OUTPUT FUNCTION PATTERN): writes a C++ source defining
+# `std::span<const kdrift::EmbeddedText> FUNCTION()` with the name (without extension) and
+# content of each file PATTERN matches, so the binary carries its default profiles and rules
+# wherever it is installed. Configure re-runs when a file is added, removed or changed.
+function(kdrift_embed_texts output function pattern)
+  file(GLOB files CONFIGURE_DEPENDS "${pattern}")
   set(entries "")
-  foreach(file IN LISTS ARGN)
+  foreach(file IN LISTS files)
     get_filename_component(name "${file}" NAME_WLE)
     file(READ "${file}" content)
     string(FIND "${content}" ")kdrift_embedded\"" clash)

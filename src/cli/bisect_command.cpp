@@ -15,6 +15,7 @@
 #include "bisect/bisect_dir.h"
 #include "bisect/isolation.h"
 #include "bisect/journal.h"
+#include "bisect/run_loop.h"
 #include "bisect/start_request.h"
 #include "bisect/step_loop.h"
 #include "checks/finding_signature.h"
@@ -32,10 +33,6 @@
 
 namespace kdrift {
 namespace {
-
-// git bisect run's protocol for the command's exit status.
-constexpr int kRunSkip = 125;
-constexpr int kRunAbortFrom = 128;
 
 template <class T>
 T must(Result<T> result) {
@@ -103,25 +100,9 @@ Status check_predicate(const std::string& finding_id) {
   return ok_status();
 }
 
-// The candidate a verdict is about: the one named, or the one the bisect asks for (an isolation
-// test's candidate is recorded first).
-std::string verdict_target(BisectDir& dir, const Session& session, const std::string& named) {
-  if (!named.empty()) return named;
-  const SessionNext next = session_next(session);
-  if (next.action.kind != Action::Kind::kMeasure) {
-    throw FatalError("the bisect has ended (" + next.action.why + "): name the candidate");
-  }
-  if (next.to_add) {
-    must(dir.record(candidate_event(*next.to_add)));
-    return next.to_add->name;
-  }
-  return session.start.candidates[next.action.candidate].name;
-}
-
 // Runs the command (no shell) with the candidate in its environment; its exit status, or 128 +
-// the signal that ended it. A command that cannot be started is an error, never a verdict: an
-// infrastructure failure must not count as bad.
-int run_for_candidate(const std::vector<std::string>& command, const Candidate& candidate) {
+// the signal that ended it.
+Result<int> run_for_candidate(const std::vector<std::string>& command, const Candidate& candidate) {
   ProcessOptions options;
   options.environment = {{"KDRIFT_BISECT_CANDIDATE", candidate.name},
                          {"KDRIFT_BISECT_KERNEL", candidate.kernel},
@@ -129,7 +110,8 @@ int run_for_candidate(const std::vector<std::string>& command, const Candidate& 
                          {"KDRIFT_BISECT_APPEND", candidate.append}};
   auto ran = run_process(command, options);
   if (!ran) {
-    throw FatalError("bisect run: cannot run " + ran.error().describe() + " (nothing recorded)");
+    return content_error("bisect run: cannot run " + ran.error().describe() +
+                         " (nothing recorded)");
   }
   return ran->exit_status;
 }
@@ -217,7 +199,8 @@ void register_verdicts(CLI::App& bisect, const std::shared_ptr<std::string>& sta
     command->add_option("CANDIDATE", *name, "Candidate name");
     command->callback([verdict, name, state_dir] {
       auto dir = must(BisectDir::open(*state_dir));
-      const std::string target = verdict_target(dir, must(dir.session()), *name);
+      DirectoryJournal journal(dir);
+      const std::string target = must(verdict_target(must(dir.session()), *name, journal));
       print_outcome(bisect_report(must(dir.record(verdict_event(target, verdict, "user")))));
     });
   }
@@ -235,20 +218,12 @@ void register_run(CLI::App& bisect, const std::shared_ptr<std::string>& state_di
     const std::vector<std::string> words = command->remaining();
     if (words.empty()) throw FatalError("bisect run: give the command to run");
     auto dir = must(BisectDir::open(*state_dir));
-    Session session = must(dir.session());
-    for (Action next = session.search.next(); next.kind == Action::Kind::kMeasure;
-         next = session.search.next()) {
-      const Candidate& candidate = session.start.candidates[next.candidate];
-      const int status = run_for_candidate(words, candidate);
-      if (status >= kRunAbortFrom) {
-        throw FatalError("bisect run: the command exited " + std::to_string(status) + " on " +
-                         candidate.name + ": stopped (the bisect is kept)");
-      }
-      const char* verdict = status == 0 ? "good" : status == kRunSkip ? "skip" : "bad";
-      std::cout << candidate.name << ": " << verdict << " (exit " << status << ")\n";
-      session = must(dir.record(verdict_event(candidate.name, verdict, "run")));
-    }
-    print_outcome(bisect_report(session));
+    DirectoryJournal journal(dir);
+    const auto command_on = [&words](const Candidate& candidate) {
+      return run_for_candidate(words, candidate);
+    };
+    print_outcome(
+        bisect_report(must(run_verdicts(must(dir.session()), command_on, journal, std::cout))));
   });
 }
 

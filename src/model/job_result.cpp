@@ -4,16 +4,16 @@
 #include <array>
 #include <string_view>
 
-#include "model/json_fields.h"
+#include "snapshot/json_access.h"
 
 namespace kdrift {
 namespace {
 
-using json_fields::as_count;
-using json_fields::as_list;
-using json_fields::as_measure;
-using json_fields::as_text;
-using json_fields::take;
+using json_take::as_count;
+using json_take::as_list;
+using json_take::as_measure;
+using json_take::as_text;
+using json_take::take;
 
 template <typename Value, typename Convert>
 std::optional<std::map<std::string, Value>> as_map(const Json& value, Convert convert) {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <utility>
 
-#include "model/json_fields.h"
+#include "snapshot/json_access.h"
 #include "util/text.h"
 #include "util/units.h"
 
@@ -166,10 +166,10 @@ Json ProbeJob::to_json() const {
 
 namespace {
 
-using json_fields::as_count;
-using json_fields::as_measure;
-using json_fields::as_text;
-using json_fields::take;
+using json_take::as_count;
+using json_take::as_measure;
+using json_take::as_text;
+using json_take::take;
 
 // A profile's numbers are 32-bit; a larger one was not written by kdrift.
 std::optional<uint32_t> as_small_count(const Json& value) {

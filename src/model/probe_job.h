@@ -4,16 +4,14 @@
 
 #include <chrono>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "snapshot/snapshot.h"
 #include "util/result.h"
 
 namespace kdrift {
-
-using Json = nlohmann::json;
 
 enum class EngineKind { kIoUring, kLibaio, kPsync, kPvsync2 };
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "probe/io_pattern.h"
 #include "model/probe_job.h"
+#include "probe/io_pattern.h"
 #include "probe/recorder.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -68,7 +68,8 @@ Result<std::unique_ptr<Engine>> initialized_engine(const ProbeJob& job, int fd,
 
 Result<std::unique_ptr<Engine>> make_io_uring_engine(const ProbeJob& job, int fd,
                                                      BufferPool& buffers);
-Result<std::unique_ptr<Engine>> make_libaio_engine(const ProbeJob& job, int fd, BufferPool& buffers);
+Result<std::unique_ptr<Engine>> make_libaio_engine(const ProbeJob& job, int fd,
+                                                   BufferPool& buffers);
 std::unique_ptr<Engine> make_sync_engine(const ProbeJob& job, int fd, BufferPool& buffers);
 
 }  // namespace kdrift

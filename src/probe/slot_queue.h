@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "probe/engine.h"
 #include "model/probe_job.h"
+#include "probe/engine.h"
 #include "probe/recorder.h"
 
 namespace kdrift {

@@ -6,8 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "memory_journal.h"
+
 namespace kdrift {
 namespace {
+
+using bisect_test::MemoryJournal;
+using bisect_test::start_for;
 
 // A machine that boots candidates by kexec: candidates k0..kn-1 run releases r0..rn-1, the
 // firmware's default is k0's kernel without a token, candidates at or after `culprit` are bad,
@@ -66,35 +71,6 @@ class FakeMachine : public StepHost {
  private:
   std::size_t running() const { return std::stoul(boot.release.substr(1)); }
 };
-
-class MemoryJournal : public StepJournal {
- public:
-  explicit MemoryJournal(const BisectStart& start) : events({start_event(start)}) {}
-  Result<Session> record(const Json& event) override {
-    events.push_back(event);
-    return replay(events, "journal");
-  }
-  Session session() const { return *replay(events, "journal"); }
-  std::vector<Json> events;
-};
-
-BisectStart start_for(std::size_t count, BisectMetric metric, const std::string& mode) {
-  BisectStart start;
-  start.id = "b7";
-  for (std::size_t i = 0; i < count; ++i) {
-    start.candidates.push_back({"k" + std::to_string(i), "/k/vmlinuz-" + std::to_string(i), "", "",
-                                "r" + std::to_string(i)});
-  }
-  start.bad = count - 1;
-  start.metric = std::move(metric);
-  start.mode = mode;
-  start.target = "/dev/test";
-  const bool declared = !std::holds_alternative<ProbeMetric>(start.metric);
-  start.config.declared = declared;
-  start.config.verify_endpoints = declared;
-  start.config.reference_samples = 10;
-  return start;
-}
 
 // Runs step on every boot, as kdrift-bisect.service does, until it finishes.
 std::optional<Session> run_until_finished(FakeMachine& machine, MemoryJournal& journal,
