@@ -4,7 +4,6 @@
 
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/kdrift_units.h"
@@ -12,8 +11,7 @@
 #include "cli/report_arguments.h"
 #include "collect/capture.h"
 #include "history/boot_history.h"
-#include "report/text_table.h"
-#include "snapshot/json_access.h"
+#include "report/history_text.h"
 #include "util/fatal.h"
 #include "util/sysroot.h"
 #include "util/systemd_unit.h"
@@ -37,51 +35,6 @@ std::vector<BootRecord> must_list(const std::string& dir) {
 
 std::string this_boot_id() {
   return SysRoot("/").read_value("/proc/sys/kernel/random/boot_id").value_or(std::string());
-}
-
-// The listing as a document: the json format prints it, the text format renders it.
-Json history_json(const std::string& dir, const std::vector<BootRecord>& boots) {
-  const std::string current = this_boot_id();
-  Json list = Json::array();
-  const BootRecord* before = nullptr;
-  for (const BootRecord& boot : boots) {
-    if (!boot.error.empty()) {
-      list.push_back({{"path", boot.path}, {"error", boot.error}});
-      continue;
-    }
-    Json entry = {{"path", boot.path},
-                  {"boot_id", boot.boot_id},
-                  {"release", boot.release},
-                  {"captured_at", boot.captured_at},
-                  {"this_boot", boot.boot_id == current},
-                  {"kernel_changed", before != nullptr && before->release != boot.release}};
-    if (before != nullptr) entry["previous_release"] = before->release;
-    list.push_back(std::move(entry));
-    before = &boot;
-  }
-  return {{"directory", dir}, {"boots", std::move(list)}};
-}
-
-std::string history_text(const Json& history) {
-  std::ostringstream out;
-  const Json& boots = history.at("boots");
-  out << "boots recorded in " << text_member(history, "directory") << ": " << boots.size() << "\n";
-  Table table({"captured at", "release", "boot id", ""});
-  for (const Json& boot : boots) {
-    if (boot.contains("error")) {
-      table.add({"?", "?", "?", "unreadable: " + text_member(boot, "error")});
-      continue;
-    }
-    std::string mark;
-    if (boot.value("kernel_changed", false)) {
-      mark = "kernel changed (was " + text_member(boot, "previous_release") + ")";
-    }
-    if (boot.value("this_boot", false)) mark += mark.empty() ? "this boot" : "; this boot";
-    table.add({text_member(boot, "captured_at"), text_member(boot, "release"),
-               text_member(boot, "boot_id"), mark});
-  }
-  if (!table.empty()) table.render(out);
-  return out.str();
 }
 
 // What `kdrift history record` says besides the report: on stdout with the text report, on
@@ -131,10 +84,10 @@ void register_history(CLI::App& app, int& exit_status) {
       ->check(CLI::IsMember({"text", "json"}));
   history->callback([history, args, &exit_status] {
     if (!history->get_subcommands().empty()) return;
-    const Json listing = history_json(args->dir, must_list(args->dir));
+    const Json listing = history_document(args->dir, must_list(args->dir), this_boot_id());
     write_output("", args->format == "json"
                          ? listing.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
-                         : history_text(listing));
+                         : render_history_text(listing));
     exit_status = kExitClean;
   });
 

@@ -155,4 +155,26 @@ std::optional<BootRecord> previous_boot(const std::vector<BootRecord>& boots,
   return std::nullopt;
 }
 
+Json history_document(const std::string& dir, const std::vector<BootRecord>& boots,
+                      const std::string& current_boot_id) {
+  Json list = Json::array();
+  const BootRecord* before = nullptr;
+  for (const BootRecord& boot : boots) {
+    if (!boot.error.empty()) {
+      list.push_back({{"path", boot.path}, {"error", boot.error}});
+      continue;
+    }
+    Json entry = {{"path", boot.path},
+                  {"boot_id", boot.boot_id},
+                  {"release", boot.release},
+                  {"captured_at", boot.captured_at},
+                  {"this_boot", boot.boot_id == current_boot_id},
+                  {"kernel_changed", before != nullptr && before->release != boot.release}};
+    if (before != nullptr) entry["previous_release"] = before->release;
+    list.push_back(std::move(entry));
+    before = &boot;
+  }
+  return {{"directory", dir}, {"boots", std::move(list)}};
+}
+
 }  // namespace kdrift

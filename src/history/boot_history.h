@@ -49,4 +49,11 @@ Result<RecordedBoot> record_boot(const std::string& dir, const Json& snapshot,
 std::optional<BootRecord> previous_boot(const std::vector<BootRecord>& boots,
                                         std::string_view current_boot_id);
 
+// The listing as a document (`kdrift history --format json`, and what the text view renders):
+// {directory, boots: [{path, boot_id, release, captured_at, this_boot, kernel_changed,
+// previous_release} or {path, error}]}, a boot's kernel_changed against the readable boot
+// listed before it.
+Json history_document(const std::string& dir, const std::vector<BootRecord>& boots,
+                      const std::string& current_boot_id);
+
 }  // namespace kdrift

@@ -178,5 +178,30 @@ TEST(BootHistory, AnUnshapedCaptureTimeStillGivesASortableName) {
   EXPECT_TRUE(name.starts_with("20")) << name;
 }
 
+// Three readable boots and an unreadable file between them: the kernel change is against the
+// readable boot listed before, and only the boot with this boot's id is this boot.
+std::vector<BootRecord> three_boots_and_a_bad_file() {
+  return {{"/h/1.json.gz", "aaa", "6.1.0-50-amd64", "2026-11-01T08:00:00Z", ""},
+          {"/h/2.json.gz", "bbb", "6.1.0-50-amd64", "2026-11-02T08:00:00Z", ""},
+          {"/h/x.json.gz", "", "", "", "truncated gzip stream"},
+          {"/h/3.json.gz", "ccc", "6.12.0-1-amd64", "2026-11-03T08:00:00Z", ""}};
+}
+
+TEST(HistoryDocument, MarksWhereTheKernelChangedAndThisBoot) {
+  const Json history = history_document("/h", three_boots_and_a_bad_file(), "ccc");
+  EXPECT_EQ(history["directory"], "/h");
+  const Json& boots = history["boots"];
+  ASSERT_EQ(boots.size(), 4u);
+  EXPECT_EQ(boots[0]["kernel_changed"], false);
+  EXPECT_FALSE(boots[0].contains("previous_release"));
+  EXPECT_EQ(boots[1]["kernel_changed"], false);
+  EXPECT_EQ(boots[1]["previous_release"], "6.1.0-50-amd64");
+  EXPECT_EQ(boots[2], Json({{"path", "/h/x.json.gz"}, {"error", "truncated gzip stream"}}));
+  EXPECT_EQ(boots[3]["kernel_changed"], true);
+  EXPECT_EQ(boots[3]["previous_release"], "6.1.0-50-amd64");
+  EXPECT_EQ(boots[3]["this_boot"], true);
+  EXPECT_EQ(boots[1]["this_boot"], false);
+}
+
 }  // namespace
 }  // namespace kdrift
