@@ -49,7 +49,8 @@ thread_local char t_error[256];
 [[gnu::noreturn]] void on_libpci_error(char* format, ...) {
   va_list args;
   va_start(args, format);
-  std::vsnprintf(t_error, sizeof t_error, format, args);
+  // A message longer than the buffer is cut short, which is all a truncation return would say.
+  (void)std::vsnprintf(t_error, sizeof t_error, format, args);
   va_end(args);
   std::longjmp(*t_recovery, 1);
 }
@@ -104,8 +105,8 @@ struct Location {
 
 Location parse_location(const std::string& address) {  // address passed is_pci_address()
   Location location;
-  std::sscanf(address.c_str(), "%x:%x:%x.%x", &location.domain, &location.bus, &location.device,
-              &location.function);
+  (void)std::sscanf(address.c_str(), "%x:%x:%x.%x", &location.domain, &location.bus,
+                    &location.device, &location.function);
   return location;
 }
 
@@ -222,7 +223,7 @@ class LibPci {
 
 std::string hex(uint32_t value, int digits) {
   char text[16];
-  std::snprintf(text, sizeof text, "%0*x", digits, value);
+  (void)std::snprintf(text, sizeof text, "%0*x", digits, value);  // at most 8 digits fit
   return text;
 }
 
@@ -403,7 +404,7 @@ std::optional<ConfigFacts> read_config(Json& device, const SysRoot& root, LibPci
                      directory + "/config: only " + std::to_string(config->size()) +
                          " bytes readable, the capabilities need 256 (root can read them)");
   }
-  return std::move(*decoded);
+  return *decoded;
 }
 
 // The link (when the function has one) and the AER counters, from the function's directory.
