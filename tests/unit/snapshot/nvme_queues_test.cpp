@@ -9,7 +9,15 @@ Json split(uint64_t default_queues, uint64_t read, uint64_t poll) {
   return {{"default", default_queues}, {"read", read}, {"poll", poll}};
 }
 
-Json derived(NvmeQueueFacts facts) {
+using Count = std::optional<uint64_t>;
+constexpr Count kUnknown = std::nullopt;
+
+Json derived(Count hardware_queues, Count queue_count, Count poll_queues, Count write_queues) {
+  NvmeQueueFacts facts;
+  facts.hardware_queues = hardware_queues;
+  facts.queue_count = queue_count;
+  facts.poll_queues = poll_queues;
+  facts.write_queues = write_queues;
   auto result = derive_nvme_queue_split(facts);
   return result ? *result : Json(result.error().describe());
 }
@@ -17,34 +25,31 @@ Json derived(NvmeQueueFacts facts) {
 // The driver's own arithmetic (pci.c nvme_setup_irqs, nvme_calc_irq_sets), case by case.
 TEST(NvmeQueueSplit, DerivedAsTheDriverSplitsItsQueues) {
   // The lab guests: 2 vCPUs, poll_queues=2 -> "2/0/2 default/read/poll queues".
-  EXPECT_EQ(derived({.hardware_queues = 4, .poll_queues = 2, .write_queues = 0}), split(2, 0, 2));
-  EXPECT_EQ(derived({.hardware_queues = 2, .poll_queues = 0, .write_queues = 0}), split(2, 0, 0));
+  EXPECT_EQ(derived(4, kUnknown, 2, 0), split(2, 0, 2));
+  EXPECT_EQ(derived(2, kUnknown, 0, 0), split(2, 0, 0));
   // One interrupt-driven queue must stay: poll queues are cut to total - 1.
-  EXPECT_EQ(derived({.hardware_queues = 3, .poll_queues = 4, .write_queues = 0}), split(1, 0, 2));
-  EXPECT_EQ(derived({.hardware_queues = 1, .poll_queues = 2, .write_queues = 1}), split(1, 0, 0));
+  EXPECT_EQ(derived(3, kUnknown, 4, 0), split(1, 0, 2));
+  EXPECT_EQ(derived(1, kUnknown, 2, 1), split(1, 0, 0));
   // write_queues splits the interrupt-driven queues: the rest beyond it read.
-  EXPECT_EQ(derived({.hardware_queues = 8, .poll_queues = 2, .write_queues = 2}), split(2, 4, 2));
+  EXPECT_EQ(derived(8, kUnknown, 2, 2), split(2, 4, 2));
   // ... leaving one read queue when it asks for them all.
-  EXPECT_EQ(derived({.hardware_queues = 5, .poll_queues = 0, .write_queues = 8}), split(4, 1, 0));
+  EXPECT_EQ(derived(5, kUnknown, 0, 8), split(4, 1, 0));
 }
 
 TEST(NvmeQueueSplit, QueueCountStandsInForTheHardwareQueues) {
   // queue_count counts the admin queue too.
-  EXPECT_EQ(derived({.queue_count = 5, .poll_queues = 2, .write_queues = 0}), split(2, 0, 2));
+  EXPECT_EQ(derived(kUnknown, 5, 2, 0), split(2, 0, 2));
   // The namespace's hardware queues win: queue_count keeps queues a smaller reset let go.
-  EXPECT_EQ(derived({.hardware_queues = 2, .queue_count = 9, .poll_queues = 1, .write_queues = 0}),
-            split(1, 0, 1));
+  EXPECT_EQ(derived(2, 9, 1, 0), split(1, 0, 1));
 }
 
 TEST(NvmeQueueSplit, FactsThatDoNotDetermineItSayWhy) {
-  EXPECT_EQ(derived({.hardware_queues = 4, .poll_queues = 2}),
+  EXPECT_EQ(derived(4, kUnknown, 2, kUnknown),
             "the nvme module's poll_queues and write_queues are not both known");
-  EXPECT_EQ(derived({.poll_queues = 2, .write_queues = 0}),
+  EXPECT_EQ(derived(kUnknown, kUnknown, 2, 0),
             "no namespace lists its hardware queues (mq/), and no queue_count");
-  EXPECT_EQ(derived({.queue_count = 1, .poll_queues = 0, .write_queues = 0}),
-            "0 I/O queues: not a split the driver sets up");
-  EXPECT_EQ(derived({.hardware_queues = 70000, .poll_queues = 0, .write_queues = 0}),
-            "70000 I/O queues: not a split the driver sets up");
+  EXPECT_EQ(derived(kUnknown, 1, 0, 0), "0 I/O queues: not a split the driver sets up");
+  EXPECT_EQ(derived(70000, kUnknown, 0, 0), "70000 I/O queues: not a split the driver sets up");
 }
 
 Json snapshot_with(Json controller) {
