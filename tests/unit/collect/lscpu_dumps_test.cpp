@@ -12,6 +12,9 @@
 #include "collect/capture.h"
 #include "collect/ids.h"
 #include "support/fixtures.h"
+#include "support/system.h"
+#include "util/archive_backend.h"
+#include "util/archive_tree.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -25,6 +28,7 @@ std::string lscpu_dir() {
 
 std::vector<std::string> dump_names() {
   std::vector<std::string> names;
+  if (!fs::is_directory(lscpu_dir() + "/dumps")) return names;  // AllTwentyTwoAreThere says so
   for (const auto& entry : fs::directory_iterator(lscpu_dir() + "/dumps")) {
     const std::string file = entry.path().filename().string();
     constexpr std::string_view kSuffix = ".tar.gz";
@@ -68,16 +72,60 @@ std::vector<int> lscpu_list(const std::string& text) {
   return ids;
 }
 
+// The tree below an archive's one top folder ("x86_64-epyc_7451/proc/cpuinfo" read as
+// "/proc/cpuinfo"). Until --root descends into such a folder itself (issue 18, another change),
+// the test reads the archive into memory as --root does and looks below the folder this way.
+class BelowTopFolder final : public SysRootBackend {
+ public:
+  BelowTopFolder(ArchiveTree tree, const std::string& top)
+      : inner_(std::move(tree)), top_("/" + top) {}
+  Result<EntryKind> kind(const std::string& path) const override {
+    return inner_.kind(inside(path));
+  }
+  Result<std::string> link_target(const std::string& path) const override {
+    return inner_.link_target(inside(path));
+  }
+  Result<std::string> read(const std::string& path, size_t max_bytes,
+                           bool head_only) const override {
+    return inner_.read(inside(path), max_bytes, head_only);
+  }
+  Result<std::vector<DirEntry>> list(const std::string& path) const override {
+    return inner_.list(inside(path));
+  }
+  Result<std::string> host_path(const std::string& path) const override {
+    return inner_.host_path(inside(path));
+  }
+
+ private:
+  std::string inside(const std::string& path) const { return path == "/" ? top_ : top_ + path; }
+  ArchiveBackend inner_;
+  std::string top_;
+};
+
+// A dump whose archive kdrift refuses (see OnlyTheArchiveWithADuplicateMemberIsRefused) is
+// captured from a directory GNU tar unpacked, as lscpu's own test suite does, so that its values
+// are still compared.
+Json capture_dump(const std::string& name) {
+  const std::string archive = lscpu_dir() + "/dumps/" + name + ".tar.gz";
+  auto tree = ArchiveTree::read_file(archive);
+  if (tree) {
+    return capture_snapshot(
+        SysRoot(archive, std::make_shared<BelowTopFolder>(std::move(*tree), name)));
+  }
+  const testing::TempDir unpacked;
+  const auto run = testing::run_command("tar --no-same-owner -C '" + unpacked.path() + "' -xzf '" +
+                                        archive + "'");
+  if (run.status != 0) throw std::runtime_error("tar could not unpack " + archive + ": " + run.out);
+  return capture_snapshot(SysRoot(unpacked.path() + "/" + name));
+}
+
 class LscpuDump : public ::testing::TestWithParam<std::string> {
  protected:
-  // The snapshot of one dump, made once per dump: unpacked below a temporary directory, and
-  // captured from the dump's one top folder.
+  // The snapshot of one dump, made once per dump.
   static const Json& snapshot(const std::string& name) {
     static std::map<std::string, Json> made;
     if (const auto it = made.find(name); it != made.end()) return it->second;
-    const testing::TempDir tree;
-    testing::unpack_archive(lscpu_dir() + "/dumps/" + name + ".tar.gz", tree.path());
-    return made.emplace(name, capture_snapshot(SysRoot(tree.path() + "/" + name))).first->second;
+    return made.emplace(name, capture_dump(name)).first->second;
   }
 };
 
@@ -158,6 +206,21 @@ INSTANTIATE_TEST_SUITE_P(UtilLinux, LscpuDump, ::testing::ValuesIn(dump_names())
 
 TEST(LscpuDumps, AllTwentyTwoAreThere) {
   EXPECT_EQ(dump_names().size(), 22u);
+}
+
+// ppc64-POWER7-64cpu's archive holds proc/device-tree/ibm,partition-name twice (appended with
+// tar -r): kdrift refuses an archive whose member is ambiguous, and says which member.
+TEST(LscpuDumps, OnlyTheArchiveWithADuplicateMemberIsRefused) {
+  for (const auto& name : dump_names()) {
+    const auto tree = ArchiveTree::read_file(lscpu_dir() + "/dumps/" + name + ".tar.gz");
+    if (name != "ppc64-POWER7-64cpu") {
+      EXPECT_TRUE(tree) << name << ": " << tree.error().describe();
+      continue;
+    }
+    ASSERT_FALSE(tree);
+    EXPECT_NE(tree.error().describe().find("ibm,partition-name\": named twice"), std::string::npos)
+        << tree.error().describe();
+  }
 }
 
 }  // namespace
