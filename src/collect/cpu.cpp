@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "collect/cpu_identity.h"
 #include "collect/cpuinfo.h"
 #include "collect/facts.h"
 #include "collect/ids.h"
@@ -17,30 +18,33 @@ std::string cpu_dir(int cpu) {
   return kCpuDir + "/cpu" + std::to_string(cpu);
 }
 
-void put_processor(Json& cpu, const SysRoot& root) {
-  auto block = first_cpuinfo_block(root);
-  if (!block) {
-    mark_unavailable(cpu, "processor", block.error());
-    return;
-  }
+// family, model, stepping, microcode and the hypervisor flag: x86's, read from the first block.
+void put_x86_fields(Json& processor, const SysRoot& root) {
   struct Field {
     std::string_view key;
     std::string_view name;  // as /proc/cpuinfo spells it
     bool integer;
   };
   constexpr Field kFields[] = {
-      {"vendor", "vendor_id", false}, {"model_name", "model name", false},
       {"family", "cpu family", true}, {"model", "model", true},
       {"stepping", "stepping", true}, {"microcode", "microcode", false},
+      {"hypervisor", "flags", false},
   };
-  Json processor = Json::object();
+  const auto architecture = processor.value("architecture", std::string("x86"));
+  auto block = architecture == "x86" ? first_cpuinfo_block(root)
+                                     : content_error(std::string(kCpuinfoPath) + ": x86 only (" +
+                                                     architecture + " prints no such line)");
   for (const auto& field : kFields) {
-    const auto value = find_colon_field(*block, field.name);
+    const auto value = block ? find_colon_field(*block, field.name) : std::nullopt;
     const auto number = value && field.integer ? parse_int(*value) : std::nullopt;
-    if (!value) {
+    if (!block) {
+      mark_unavailable(processor, field.key, block.error());
+    } else if (!value) {
       mark_unavailable(processor, field.key,
                        std::string(kCpuinfoPath) + ": no \"" + std::string(field.name) +
                            "\" in the first processor block");
+    } else if (field.key == "hypervisor") {
+      processor["hypervisor"] = has_cpu_flag(*block, "hypervisor").value_or(false);
     } else if (field.integer && !number) {
       mark_unavailable(processor, field.key,
                        std::string(kCpuinfoPath) + ": " + std::string(field.name) +
@@ -49,13 +53,16 @@ void put_processor(Json& cpu, const SysRoot& root) {
       processor[std::string(field.key)] = field.integer ? Json(*number) : Json(*value);
     }
   }
-  if (const auto hypervisor = has_cpu_flag(*block, "hypervisor")) {
-    processor["hypervisor"] = *hypervisor;
-  } else {
-    mark_unavailable(processor, "hypervisor",
-                     std::string(kCpuinfoPath) + ": no \"flags\" in the first processor block");
+}
+
+void put_processor(Json& cpu, const SysRoot& root) {
+  auto identity = read_cpu_identity(root);
+  if (!identity) {
+    mark_unavailable(cpu, "processor", identity.error());
+    return;
   }
-  cpu["processor"] = std::move(processor);
+  put_x86_fields(*identity, root);
+  cpu["processor"] = std::move(*identity);
 }
 
 // Records {"list", "count"} for one of online/possible/present and returns the ids.

@@ -6,9 +6,20 @@
 
 namespace kdrift {
 
+namespace {
+// One x86 block is under 3 KiB; reading no further spares the kernel the other cpus' blocks.
+constexpr size_t kHeadBytes = 16384;
+}  // namespace
+
+Result<std::string> cpuinfo_head(const SysRoot& root) {
+  auto head = root.read_shared(kCpuinfoPath, kHeadBytes);
+  if (!head) return head.error();
+  if (head->size() < kHeadBytes) return *head;
+  const auto last_line = head->rfind('\n');
+  return head->substr(0, last_line == std::string::npos ? 0 : last_line + 1);
+}
+
 Result<std::string> first_cpuinfo_block(const SysRoot& root) {
-  // One x86 block is under 3 KiB; reading no further spares the kernel the other cpus' blocks.
-  constexpr size_t kHeadBytes = 16384;
   auto head = root.read_shared(kCpuinfoPath, kHeadBytes);
   if (!head) return head.error();
   const std::string_view text = trim(*head);

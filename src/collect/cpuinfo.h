@@ -14,6 +14,10 @@ namespace kdrift {
 
 inline constexpr std::string_view kCpuinfoPath = "/proc/cpuinfo";
 
+// The start of the file, up to 16 KiB and cut after its last whole line: the first processor's
+// block and, on most architectures, the lines every processor shares.
+Result<std::string> cpuinfo_head(const SysRoot& root);
+
 // Text up to the first blank line; an error when the file cannot be read or is empty.
 Result<std::string> first_cpuinfo_block(const SysRoot& root);
 

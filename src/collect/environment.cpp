@@ -5,6 +5,7 @@
 #include "collect/cpuinfo.h"
 #include "collect/facts.h"
 #include "collect/ids.h"
+#include "collect/platform_hypervisor.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -22,6 +23,7 @@ Json collect_virtualization(const SysRoot& root) {
                          ? std::string(kCpuinfoPath) + ": no \"flags\" in the first processor block"
                          : block.error().describe());
   }
+  virtualization["platform_hypervisor"] = platform_hypervisor(root);
   // Written by Xen guests only.
   put_text(virtualization, "hypervisor_type", root, "/sys/hypervisor/type");
 

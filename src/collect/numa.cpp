@@ -1,5 +1,6 @@
 #include "collect/numa.h"
 
+#include "collect/cpumask.h"
 #include "collect/facts.h"
 #include "collect/ids.h"
 #include "collect/meminfo.h"
@@ -36,15 +37,36 @@ void put_distances(Json& node, const SysRoot& root, const std::string& path) {
   node["distance"] = std::move(row);
 }
 
+// cpulist, or the cpumap mask where the node has no cpulist (kernels before 2.6.29 and the
+// dumps of util-linux's lscpu tests, among others). "cpulist" is then written from the mask.
+void put_node_cpus(Json& node, const SysRoot& root, const std::string& dir) {
+  auto cpulist = read_id_list(root, dir + "/cpulist");
+  if (cpulist) {
+    node["cpulist"] = cpulist->text;
+    node["cpus"] = std::move(cpulist->ids);
+    return;
+  }
+  if (cpulist.error().code != ENOENT) {
+    mark_unavailable(node, "cpus", cpulist.error());
+    return;
+  }
+  const std::string cpumap_path = dir + "/cpumap";
+  auto cpumap = root.read_value(cpumap_path);
+  auto ids =
+      cpumap ? parse_cpu_mask(*cpumap, cpumap_path) : Result<std::vector<int>>(cpumap.error());
+  if (!ids) {
+    mark_unavailable(node, "cpus", cpulist.error().describe() + "; " + ids.error().describe());
+    return;
+  }
+  node["cpulist"] = format_id_list(*ids);
+  node["cpumap"] = *cpumap;
+  node["cpus"] = std::move(*ids);
+}
+
 Json read_node(const SysRoot& root, int id) {
   const std::string dir = kNodeDir + "/node" + std::to_string(id);
   Json node = {{"node", id}};
-  if (auto cpulist = read_id_list(root, dir + "/cpulist")) {
-    node["cpulist"] = cpulist->text;
-    node["cpus"] = std::move(cpulist->ids);
-  } else {
-    mark_unavailable(node, "cpus", cpulist.error());
-  }
+  put_node_cpus(node, root, dir);
   put_distances(node, root, dir + "/distance");
   const std::string meminfo_path = dir + "/meminfo";
   if (auto text = root.read(meminfo_path)) {

@@ -26,5 +26,36 @@ TEST(KernelCollector, GarbageTaintedIsUnavailableNotZero) {
             std::string::npos);
 }
 
+// A dump that kept /proc/version but not /proc/sys/kernel (sos reports, support bundles).
+TEST(KernelCollector, ReleaseAndVersionFromProcVersion) {
+  testing::TempDir tree;
+  tree.write("proc/version",
+             "Linux version 6.12.48+deb13-amd64 (debian-kernel@lists.debian.org) "
+             "(x86_64-linux-gnu-gcc-14 (Debian 14.2.0-19) 14.2.0, GNU ld (GNU Binutils for "
+             "Debian) 2.44) #1 SMP PREEMPT_DYNAMIC Debian 6.12.48-1 (2025-09-20)\n");
+  const Json kernel = collect_kernel(SysRoot(tree.path()));
+  EXPECT_EQ(kernel["release"], "6.12.48+deb13-amd64");
+  EXPECT_EQ(kernel["version"], "#1 SMP PREEMPT_DYNAMIC Debian 6.12.48-1 (2025-09-20)");
+}
+
+TEST(KernelCollector, ProcSysKernelWinsOverProcVersion) {
+  testing::TempDir tree;
+  tree.write("proc/sys/kernel/osrelease", "6.18.0\n");
+  tree.write("proc/version", "Linux version 5.4.0 (b@h) (gcc) #9 SMP\n");
+  const Json kernel = collect_kernel(SysRoot(tree.path()));
+  EXPECT_EQ(kernel["release"], "6.18.0");
+  // Only what /proc/sys/kernel lacks comes from /proc/version.
+  EXPECT_EQ(kernel["version"], "#9 SMP");
+}
+
+TEST(KernelCollector, UnreadableProcVersionNamesBothFiles) {
+  testing::TempDir tree;
+  tree.write("proc/version", "garbage\n");
+  const Json kernel = collect_kernel(SysRoot(tree.path()));
+  const std::string reason = kernel["unavailable"]["version"];
+  EXPECT_NE(reason.find("/proc/sys/kernel/version"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("/proc/version"), std::string::npos) << reason;
+}
+
 }  // namespace
 }  // namespace kdrift

@@ -102,5 +102,24 @@ TEST(NumaCollector, KernelWithoutNumaSaysSo) {
   EXPECT_TRUE(numa["unavailable"].contains("kernel.numa_balancing"));
 }
 
+// Nodes with a cpumap and no cpulist (POWER7 LPAR of util-linux's lscpu dumps): the cpus come
+// from the mask, an empty node stays an empty list, and the mask is kept as printed.
+TEST(NumaCollector, CpusFromCpumapWithoutCpulist) {
+  TempDir tree;
+  tree.write(kNode + "node0/cpumap", "00000000,00000000,ffffffff,ffffffff\n");
+  tree.write(kNode + "node1/cpumap", "00000000,00000000,00000000,00000000\n");
+  tree.write(kNode + "node2/cpumap", "00000000,zz\n");
+  const Json numa = collect_numa(SysRoot(tree.path()));
+  ASSERT_EQ(numa["nodes"].size(), 3u);
+  EXPECT_EQ(numa["nodes"][0]["cpulist"], "0-63");
+  EXPECT_EQ(numa["nodes"][0]["cpus"].size(), 64u);
+  EXPECT_EQ(numa["nodes"][0]["cpumap"], "00000000,00000000,ffffffff,ffffffff");
+  EXPECT_EQ(numa["nodes"][1]["cpulist"], "");
+  EXPECT_EQ(numa["nodes"][1]["cpus"], Json::array());
+  const std::string reason = numa["nodes"][2]["unavailable"]["cpus"];
+  EXPECT_NE(reason.find("cpulist"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("cpumap"), std::string::npos) << reason;
+}
+
 }  // namespace
 }  // namespace kdrift
