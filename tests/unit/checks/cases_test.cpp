@@ -42,6 +42,9 @@ struct Case {
   Json a;
   Json b;
   std::string top;
+  std::optional<std::string> top_severity;
+  std::optional<int64_t> exit_status;
+  std::vector<std::string> top_evidence;  // lines the top finding's evidence must hold
 };
 
 Case load_case(const std::filesystem::path& file) {
@@ -52,6 +55,12 @@ Case load_case(const std::filesystem::path& file) {
   loaded.a = testing::fixture_snapshot(document["a"].value_or(std::string()));
   loaded.b = testing::fixture_snapshot(document["b"].value_or(std::string()));
   loaded.top = document["top"].value_or(std::string());
+  loaded.top_severity = document["top_severity"].value<std::string>();
+  loaded.exit_status = document["exit_status"].value<int64_t>();
+  if (const auto* lines = document["top_evidence"].as_array()) {
+    for (const auto& line : *lines)
+      loaded.top_evidence.push_back(line.value_or(std::string()));
+  }
   if (const auto* edits = document["edit"].as_array()) {
     for (const auto& edit : *edits) {
       const auto& table = *edit.as_table();
@@ -102,8 +111,16 @@ TEST(AccuracyCases, ExpectedFindingRanksFirst) {
       ADD_FAILURE() << "no finding; " << pair.description;
       continue;
     }
-    EXPECT_EQ(report["findings"][0]["id"], pair.top) << pair.description << "\nranking:\n"
-                                                     << ranking(report);
+    const Json& top = report["findings"][0];
+    EXPECT_EQ(top["id"], pair.top) << pair.description << "\nranking:\n" << ranking(report);
+    if (pair.top_severity) EXPECT_EQ(top["severity"], *pair.top_severity) << ranking(report);
+    if (pair.exit_status)
+      EXPECT_EQ(report_exit_status(report), *pair.exit_status) << ranking(report);
+    for (const auto& line : pair.top_evidence) {
+      const auto& evidence = top["evidence"];
+      EXPECT_NE(std::find(evidence.begin(), evidence.end(), line), evidence.end())
+          << line << " not in " << evidence.dump(2);
+    }
   }
 }
 
