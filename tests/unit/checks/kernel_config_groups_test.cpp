@@ -71,8 +71,9 @@ std::set<std::string> block(const std::vector<std::string>& lines,
 }
 
 const std::vector<ConfigGroup>& groups() {
+  static const std::vector<Rule> rules = builtin_rules().value();
   static const std::vector<ConfigGroup> loaded = [] {
-    for (const auto& rule : builtin_rules().value()) {
+    for (const auto& rule : rules) {
       if (rule.id == "kernel.config") return rule.config_groups;
     }
     throw std::runtime_error("no kernel.config rule");
