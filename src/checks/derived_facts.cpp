@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "checks/iommu_mode.h"
 #include "snapshot/json_access.h"
 #include "snapshot/nvme_queues.h"
 #include "snapshot/pci_link.h"
@@ -85,7 +86,110 @@ Json probe_facts(const Json& snapshot) {
       if (const auto depth = small_int(number_member(job, "iodepth"))) iodepths.insert(*depth);
     }
   }
-  return {{"polled", polled}, {"iodepths", iodepths}};
+  // Polling is expected where a job asked for it, and on NVMe, the one device whose driver
+  // polls once given poll queues; elsewhere (virtio-blk without poll_queues, SATA, dm, loop)
+  // a failed IOPOLL canary is a capability the host does not offer, not a fault.
+  const bool nvme = probe_disk(snapshot).starts_with("nvme");
+  return {{"polled", polled},
+          {"iodepths", iodepths},
+          {"target_nvme", nvme},
+          {"polling_expected", polled || nvme}};
+}
+
+// The IOMMU driver the host has: its units first (an emulated Intel IOMMU can sit under an
+// AMD CPU), then a vendor's own parameter on the command line, then the CPU's vendor.
+IommuVendor iommu_vendor(const Json& snapshot) {
+  if (const Json* units = object_at(snapshot, {"iommu", "units"})) {
+    for (const auto& [name, unit] : units->items()) {
+      if (!unit.is_object()) continue;
+      const std::string type = text_member(unit, "type");
+      if (type == "intel-iommu" || name.starts_with("dmar")) return IommuVendor::kIntel;
+      if (type == "amd-iommu" || name.starts_with("ivhd")) return IommuVendor::kAmd;
+    }
+  }
+  if (const Json* cmdline = object_at(snapshot, {"iommu", "cmdline"})) {
+    const bool intel = cmdline->contains("intel_iommu");
+    if (intel != cmdline->contains("amd_iommu")) {
+      return intel ? IommuVendor::kIntel : IommuVendor::kAmd;
+    }
+  }
+  const Json* processor = object_at(snapshot, {"cpu", "processor"});
+  const std::string vendor = processor != nullptr ? text_member(*processor, "vendor") : "";
+  if (vendor == "GenuineIntel") return IommuVendor::kIntel;
+  if (vendor == "AuthenticAMD" || vendor == "HygonGenuine") return IommuVendor::kAmd;
+  return IommuVendor::kUnknown;
+}
+
+IommuInputs iommu_inputs(const Json& snapshot) {
+  static constexpr std::string_view kParameters[] = {"intel_iommu", "amd_iommu", "iommu",
+                                                     "iommu.strict", "iommu.passthrough"};
+  static constexpr std::string_view kSymbols[] = {"CONFIG_X86",
+                                                  "CONFIG_INTEL_IOMMU",
+                                                  "CONFIG_INTEL_IOMMU_DEFAULT_ON",
+                                                  "CONFIG_INTEL_IOMMU_DEFAULT_ON_INTGPU_OFF",
+                                                  "CONFIG_AMD_IOMMU",
+                                                  "CONFIG_IOMMU_DEFAULT_PASSTHROUGH",
+                                                  "CONFIG_IOMMU_DEFAULT_DMA_STRICT",
+                                                  "CONFIG_IOMMU_DEFAULT_DMA_LAZY"};
+  IommuInputs inputs;
+  const Json* cmdline = object_at(snapshot, {"iommu", "cmdline"});
+  if (cmdline == nullptr) cmdline = object_at(snapshot, {"kernel", "cmdline", "effective"});
+  for (const auto key : kParameters) {
+    const Json* value = cmdline != nullptr ? member(*cmdline, key) : nullptr;
+    if (value == nullptr) continue;
+    // A bare flag (true) is no value, which the kernel's parsers reject.
+    inputs.cmdline[std::string(key)] = value->is_string() ? value->get<std::string>() : "";
+  }
+  if (const Json* symbols = object_at(snapshot, {"kernel", "config", "symbols"})) {
+    inputs.kconfig.emplace();
+    for (const auto name : kSymbols) {
+      const Json* value = member(*symbols, name);
+      if (value == nullptr) continue;
+      (*inputs.kconfig)[std::string(name)] =
+          value->is_string() ? value->get<std::string>() : value->dump();
+    }
+  }
+  inputs.vendor = iommu_vendor(snapshot);
+  if (const Json* units = object_at(snapshot, {"iommu", "units"})) {
+    // A unit that could not be resolved is named under "unavailable": then nothing is known.
+    if (!units->contains("unavailable")) inputs.units_registered = !units->empty();
+  }
+  const Json* flag = at(snapshot, {"environment", "virtualization", "cpuinfo_hypervisor_flag"});
+  const Json* hypervisor = at(snapshot, {"cpu", "processor", "hypervisor"});
+  inputs.virtualized =
+      (flag != nullptr && *flag == true) || (hypervisor != nullptr && *hypervisor == true);
+  return inputs;
+}
+
+// derived.iommu: the mode predicted from Kconfig and command line, for rules to use where no
+// device reports its IOMMU group type (per_device false).
+Json iommu_facts(const Json& snapshot) {
+  IommuInputs inputs = iommu_inputs(snapshot);
+  const IommuPrediction prediction = predict_iommu_mode(inputs);
+  std::string basis;
+  for (const auto& step : prediction.basis)
+    basis += (basis.empty() ? "" : "; ") + step;
+  bool per_device = false;
+  if (const Json* devices = at(snapshot, {"iommu", "devices"}); devices && devices->is_array()) {
+    per_device = std::any_of(devices->begin(), devices->end(), [](const Json& device) {
+      const std::string mode = text_member(device, "mode");
+      return !text_member(device, "pci").empty() && !mode.empty() && mode != "unknown";
+    });
+  }
+  inputs.cmdline.clear();
+  const auto kconfig_default = iommu_mode_name(predict_iommu_mode(inputs).mode);
+  Json facts = {{"predicted", iommu_mode_name(prediction.mode)},
+                {"basis", basis},
+                {"per_device", per_device},
+                {"kconfig_default", kconfig_default}};
+  if (!prediction.pinned_by.empty()) {
+    std::string pin;
+    for (const auto& what : prediction.pinned_by)
+      pin += (pin.empty() ? "" : " ") + what;
+    // Keyed by the parameters, so a rule's evidence line names what overrides the default.
+    facts["overridden_by"] = {{pin, {{"kconfig_default", kconfig_default}}}};
+  }
+  return facts;
 }
 
 }  // namespace
@@ -97,7 +201,9 @@ Json with_derived_facts(const Json& snapshot) {
   // A snapshot without the NVMe queue split (its kernel log had wrapped) gets it from the facts
   // that outlast the log, so nvme.poll-queues does not wait on a log line.
   derive_missing_nvme_queues(out);
-  Json derived = {{"probe", probe_facts(snapshot)}, {"workload_cpus", workload_cpus(snapshot)}};
+  Json derived = {{"probe", probe_facts(snapshot)},
+                  {"workload_cpus", workload_cpus(snapshot)},
+                  {"iommu", iommu_facts(snapshot)}};
   const auto nodes = node_cpus(snapshot);
   const auto cpus = int_list(member(derived["workload_cpus"], "cpus"));
   const std::string target_disk = probe_disk(snapshot);

@@ -6,7 +6,10 @@
 //
 // derived.disks.NAME{physical, stacked, probe_target, and on a PCI function: pci, numa_node?,
 //   remote_numa (no workload CPU on the device's node), local_cpus_only}
-// derived.probe{polled, iodepths[]}
+// derived.probe{polled, iodepths[], target_nvme, polling_expected (polled or NVMe)}
+// derived.iommu{predicted, basis, per_device, kconfig_default, overridden_by?{PARAMS:
+//   {kconfig_default}}}: the mode Kconfig and command line give (checks/iommu_mode.h), and the
+//   parameters that decide it whatever the build's defaults say
 // derived.workload_cpus{cpus[], source ("probe placement" or "capturing process")}
 // pci.devices.*.link_degraded and link_partner are judged again (snapshot/pci_link.h).
 // nvme.controllers.*.queues is derived where a controller has none (snapshot/nvme_queues.h).

@@ -213,6 +213,11 @@ class RuleParser {
           *symbols, "group.symbols",
           [](const toml::node& symbol) { return symbol.value<std::string>(); });
       if (!patterns) return patterns.error();
+      for (const auto& pattern : *patterns) {
+        if (auto problem = config_pattern_error(pattern); !problem.empty()) {
+          return reader_.error_at(*symbols, "group.symbols: " + problem);
+        }
+      }
       group.patterns = std::move(*patterns);
       rule.config_groups.push_back(std::move(group));
     }

@@ -561,7 +561,10 @@ class HtmlReport {
     for (const auto& group : array_at(*config, {"groups"})) {
       const Json& changed = array_at(group, {"changed"});
       if (!changed.empty())
-        pair_table(raw_text_of(at(group, {"name"})), changed, "symbol", "not set");
+        pair_table(raw_text_of(at(group, {"name"})), changed, "symbol", "absent");
+    }
+    if (const auto absent = string_at(*config, {"absent"})) {
+      out_ += "<p><em>absent</em>: " + xml_escape(*absent) + ".</p>\n";
     }
     if (const auto count = number_at(*config, {"other", "count"})) {
       out_ += "<p>" + fixed(*count, 0) + " other symbols changed";

@@ -351,6 +351,10 @@ void kernel_config(const Json& report, Writer& w) {
       }
     }
   }
+  if (const Json* absent = at(*config, {"absent"}); absent != nullptr && absent->is_string()) {
+    w.out() << (w.markdown() ? "- " : "") << w.text("(absent): " + absent->get<std::string>())
+            << "\n";
+  }
   const Json* other = at(*config, {"other", "by_prefix"});
   const std::string count = text_at(*config, {"other", "count"}, "0");
   if (other != nullptr && other->is_object() && count != "0") {

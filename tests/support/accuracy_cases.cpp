@@ -40,6 +40,12 @@ AccuracyCase load_accuracy_case(const std::filesystem::path& file,
   loaded.a = snapshot_of(document["a"].value_or(std::string()));
   loaded.b = snapshot_of(document["b"].value_or(std::string()));
   loaded.top = document["top"].value_or(std::string());
+  loaded.top_severity = document["top_severity"].value<std::string>();
+  loaded.exit_status = document["exit_status"].value<int64_t>();
+  if (const auto* lines = document["top_evidence"].as_array()) {
+    for (const auto& line : *lines)
+      loaded.top_evidence.push_back(line.value_or(std::string()));
+  }
   if (const auto* edits = document["edit"].as_array()) {
     for (const auto& edit : *edits) {
       const auto& table = *edit.as_table();

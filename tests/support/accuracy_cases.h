@@ -3,7 +3,9 @@
 // that make a hand-derived variant, and the finding that must rank first.
 
 #include <filesystem>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +20,9 @@ struct AccuracyCase {
   Json a;
   Json b;
   std::string top;
+  std::optional<std::string> top_severity;
+  std::optional<int64_t> exit_status;
+  std::vector<std::string> top_evidence;  // lines the top finding's evidence must hold
 };
 
 // The snapshot a case's side names ("no-iommu", "snapshot:NAME").

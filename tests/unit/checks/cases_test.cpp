@@ -52,8 +52,19 @@ TEST(AccuracyCases, ExpectedFindingRanksFirst) {
       ADD_FAILURE() << "no finding; " << pair.description;
       continue;
     }
-    EXPECT_EQ(report["findings"][0]["id"], pair.top) << pair.description << "\nranking:\n"
-                                                     << ranking(report);
+    const Json& top = report["findings"][0];
+    EXPECT_EQ(top["id"], pair.top) << pair.description << "\nranking:\n" << ranking(report);
+    if (pair.top_severity) {
+      EXPECT_EQ(top["severity"], *pair.top_severity) << ranking(report);
+    }
+    if (pair.exit_status) {
+      EXPECT_EQ(report_exit_status(report), *pair.exit_status) << ranking(report);
+    }
+    for (const auto& line : pair.top_evidence) {
+      const auto& evidence = top["evidence"];
+      EXPECT_NE(std::find(evidence.begin(), evidence.end(), line), evidence.end())
+          << line << " not in " << evidence.dump(2);
+    }
   }
 }
 

@@ -60,9 +60,9 @@ TEST(ConfigDiff, GroupsByMeaningAndCountsTheRest) {
   const Json b = Json::parse(R"({"source": "/boot/config-b", "symbols": {
       "CONFIG_INTEL_IOMMU_DEFAULT_ON": "y", "CONFIG_IO_URING": "y",
       "CONFIG_DRM_I915": "y", "CONFIG_SAME": "y"}})");
-  const std::vector<ConfigGroup> groups = {{"IOMMU", {"CONFIG_*_IOMMU*"}},
+  const std::vector<ConfigGroup> groups = {{"IOMMU", {"CONFIG_INTEL_IOMMU_*"}},
                                            {"NVMe", {"CONFIG_NVME_*"}},
-                                           {"io_uring", {"CONFIG_IO_URING*"}}};
+                                           {"io_uring", {"CONFIG_IO_URING"}}};
   const ConfigDiff diff = diff_kernel_config(a, b, groups);
   ASSERT_TRUE(diff.comparable);
   ASSERT_EQ(diff.groups.size(), 3U);
