@@ -13,8 +13,8 @@
 #include "collect/ids.h"
 #include "support/fixtures.h"
 #include "support/system.h"
-#include "util/archive_backend.h"
 #include "util/archive_tree.h"
+#include "util/sysroot_open.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -72,51 +72,20 @@ std::vector<int> lscpu_list(const std::string& text) {
   return ids;
 }
 
-// The tree below an archive's one top folder ("x86_64-epyc_7451/proc/cpuinfo" read as
-// "/proc/cpuinfo"). Until --root descends into such a folder itself (issue 18, another change),
-// the test reads the archive into memory as --root does and looks below the folder this way.
-class BelowTopFolder final : public SysRootBackend {
- public:
-  BelowTopFolder(ArchiveTree tree, const std::string& top)
-      : inner_(std::move(tree)), top_("/" + top) {}
-  Result<EntryKind> kind(const std::string& path) const override {
-    return inner_.kind(inside(path));
-  }
-  Result<std::string> link_target(const std::string& path) const override {
-    return inner_.link_target(inside(path));
-  }
-  Result<std::string> read(const std::string& path, size_t max_bytes,
-                           bool head_only) const override {
-    return inner_.read(inside(path), max_bytes, head_only);
-  }
-  Result<std::vector<DirEntry>> list(const std::string& path) const override {
-    return inner_.list(inside(path));
-  }
-  Result<std::string> host_path(const std::string& path) const override {
-    return inner_.host_path(inside(path));
-  }
-
- private:
-  std::string inside(const std::string& path) const { return path == "/" ? top_ : top_ + path; }
-  ArchiveBackend inner_;
-  std::string top_;
-};
-
 // A dump whose archive kdrift refuses (see OnlyTheArchiveWithADuplicateMemberIsRefused) is
 // captured from a directory GNU tar unpacked, as lscpu's own test suite does, so that its values
 // are still compared.
 Json capture_dump(const std::string& name) {
   const std::string archive = lscpu_dir() + "/dumps/" + name + ".tar.gz";
-  auto tree = ArchiveTree::read_file(archive);
-  if (tree) {
-    return capture_snapshot(
-        SysRoot(archive, std::make_shared<BelowTopFolder>(std::move(*tree), name)));
-  }
+  // Each dump sits under one top folder named for the machine: read as --root reads it.
+  if (auto root = open_sysroot(archive)) return capture_snapshot(*root);
   const testing::TempDir unpacked;
   const auto run = testing::run_command("tar --no-same-owner -C '" + unpacked.path() + "' -xzf '" +
                                         archive + "'");
   if (run.status != 0) throw std::runtime_error("tar could not unpack " + archive + ": " + run.out);
-  return capture_snapshot(SysRoot(unpacked.path() + "/" + name));
+  auto root = open_sysroot(unpacked.path());
+  if (!root) throw std::runtime_error(unpacked.path() + ": " + root.error().describe());
+  return capture_snapshot(*root);
 }
 
 class LscpuDump : public ::testing::TestWithParam<std::string> {
