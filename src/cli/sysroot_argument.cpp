@@ -4,8 +4,10 @@
 
 #include <filesystem>
 
+#include "collect/sos_report.h"
 #include "util/archive_backend.h"
 #include "util/archive_tree.h"
+#include "util/directory_backend.h"
 #include "util/fatal.h"
 
 namespace kdrift {
@@ -15,7 +17,11 @@ SysRoot sysroot_argument(const std::string& argument) {
   if (::stat(argument.c_str(), &st) != 0) {
     throw FatalError("--root " + argument + ": no such directory or dump archive");
   }
-  if (S_ISDIR(st.st_mode)) return SysRoot(argument);
+  if (S_ISDIR(st.st_mode)) {
+    SysRoot root(argument);
+    if (root.live()) return root;
+    return SysRoot(root.root(), with_sos_commands(std::make_shared<DirectoryBackend>(root.root())));
+  }
   if (!S_ISREG(st.st_mode)) {
     throw FatalError("--root " + argument + ": neither a directory nor a dump archive");
   }
@@ -23,7 +29,8 @@ SysRoot sysroot_argument(const std::string& argument) {
   if (!tree) throw FatalError("--root " + argument + ": " + tree.error().describe());
   std::error_code error;
   const auto absolute = std::filesystem::absolute(argument, error).lexically_normal().string();
-  return SysRoot(error ? argument : absolute, std::make_shared<ArchiveBackend>(std::move(*tree)));
+  return SysRoot(error ? argument : absolute,
+                 with_sos_commands(std::make_shared<ArchiveBackend>(std::move(*tree))));
 }
 
 }  // namespace kdrift
