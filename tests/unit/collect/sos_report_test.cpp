@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "collect/capture.h"
 #include "collect/kernel_log.h"
 #include "support/fixtures.h"
 #include "util/archive_backend.h"
@@ -121,6 +122,35 @@ TEST(SosReport, AnArchiveIsReadTheSameWay) {
   EXPECT_EQ(kernel_log_messages(*root.read_kmsg()).size(), 2U);
   EXPECT_EQ(*root.read_value("/proc/sys/kernel/osrelease"), "6.18.44-uname");
   EXPECT_EQ(*root.list("/proc"), (std::vector<std::string>{"cmdline", "sys"}));
+}
+
+// tests/fixtures/sos: a real sos report of the development VM, trimmed to what capture reads.
+TEST(SosReportFixture, ARealReportOfThisVmCaptures) {
+  TempDir work;
+  testing::unpack_archive(
+      testing::source_dir() + "/tests/fixtures/sos/sosreport-vm-2026-12-01-oykriwp.tar.xz",
+      work.path());
+  const auto root = report_root(work.path() + "/sosreport-vm-2026-12-01-oykriwp");
+  // Every line of sos_commands/kernel/dmesg, a message's second line included, is a record.
+  EXPECT_EQ(kernel_log_messages(*root.read_kmsg()).size(), 354U);
+  const Json snapshot = capture_snapshot(root);
+  EXPECT_EQ(snapshot["kernel"]["release"], "6.18.44-fc-v1045");  // sysctl -a
+  EXPECT_EQ(snapshot["kernel"]["version"], "#1 SMP PREEMPT_DYNAMIC @0");
+  EXPECT_EQ(snapshot["kernel"]["tainted"], 0);  // copied by sos
+  EXPECT_EQ(snapshot["cpu"]["cpus"]["online"], Json({{"count", 2}, {"list", "0-1"}}));
+  const Json& vda = snapshot["block"]["devices"]["vda"]["queue"];
+  EXPECT_EQ(vda["scheduler"], "none [mq-deadline] kyber bfq");
+  EXPECT_EQ(vda["nr_requests"], 256);
+  EXPECT_EQ(vda["read_ahead_kb"], 8192);
+  EXPECT_EQ(snapshot["block"]["devices"]["loop0"]["queue"]["read_ahead_kb"], 128);
+  EXPECT_EQ(snapshot["iommu"]["kernel_log"],
+            Json({"iommu: Default domain type: Translated",
+                  "iommu: DMA domain TLB invalidation policy: lazy mode"}));
+  EXPECT_EQ(snapshot["sysctl"]["kernel.io_uring_disabled"], 0);
+  // What sos did not keep is named, not guessed.
+  EXPECT_TRUE(snapshot["pci"]["unavailable"].contains("devices"));
+  EXPECT_TRUE(snapshot["kernel"]["config"]["unavailable"].contains("/proc/config.gz"));
+  EXPECT_TRUE(snapshot["environment"]["services"]["irqbalance"]["unavailable"].contains("running"));
 }
 
 }  // namespace
