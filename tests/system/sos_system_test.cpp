@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "snapshot/snapshot.h"
 #include "support/fixtures.h"
 #include "support/system.h"
 #include "util/text.h"
