@@ -5,6 +5,7 @@
 #include <set>
 
 #include "snapshot/json_access.h"
+#include "snapshot/nvme_queues.h"
 #include "snapshot/pci_link.h"
 
 namespace kdrift {
@@ -93,6 +94,9 @@ Json with_derived_facts(const Json& snapshot) {
   Json out = snapshot.is_object() ? snapshot : Json::object();
   // Judged again from the link facts: the rules read the verdict, not what a file claims.
   if (const auto pci = out.find("pci"); pci != out.end()) judge_pci_links(*pci);
+  // A snapshot without the NVMe queue split (its kernel log had wrapped) gets it from the facts
+  // that outlast the log, so nvme.poll-queues does not wait on a log line.
+  derive_missing_nvme_queues(out);
   Json derived = {{"probe", probe_facts(snapshot)}, {"workload_cpus", workload_cpus(snapshot)}};
   const auto nodes = node_cpus(snapshot);
   const auto cpus = int_list(member(derived["workload_cpus"], "cpus"));

@@ -9,6 +9,7 @@
 // derived.probe{polled, iodepths[]}
 // derived.workload_cpus{cpus[], source ("probe placement" or "capturing process")}
 // pci.devices.*.link_degraded and link_partner are judged again (snapshot/pci_link.h).
+// nvme.controllers.*.queues is derived where a controller has none (snapshot/nvme_queues.h).
 
 #include "snapshot/snapshot.h"
 

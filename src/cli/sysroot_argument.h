@@ -1,5 +1,6 @@
 #pragma once
-// --root accepts a directory or a dump-sysroot archive. An archive is read into memory, within
+// --root accepts a directory or a dump archive (kdrift's dump-sysroot, or another tool's tree of
+// /proc and /sys, under one top folder or none). An archive is read into memory, within
 // kDumpArchiveLimits, and served from there: nothing of it is ever written to disk.
 
 #include <string>
@@ -8,8 +9,8 @@
 
 namespace kdrift {
 
-// The reader for --root; "/" is the live host. Throws FatalError (exit 2) naming the argument,
-// and the member for a refused archive.
+// The reader for --root; "/" is the live host. Throws FatalError (exit 2) naming the argument
+// and what was wrong: no such path, a refused archive member, or no host tree at its top.
 SysRoot sysroot_argument(const std::string& argument);
 
 }  // namespace kdrift

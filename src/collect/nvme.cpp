@@ -6,6 +6,8 @@
 #include "collect/device_path.h"
 #include "collect/facts.h"
 #include "collect/kernel_log.h"
+#include "snapshot/json_access.h"
+#include "snapshot/nvme_queues.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -19,6 +21,8 @@ constexpr std::string_view kControllerNumbers[] = {"numa_node", "queue_count", "
 constexpr std::string_view kControllerOptional[] = {"cntrltype"};
 
 constexpr std::string_view kQueueSplitSuffix = " default/read/poll queues";
+constexpr const char* kQueueTypes[] = {"default", "read", "poll"};
+constexpr std::string_view kDebugfsBlock = "/sys/kernel/debug/block/";
 
 bool contains(const std::vector<std::string>& sorted, std::string_view name) {
   return std::binary_search(sorted.begin(), sorted.end(), name);
@@ -72,10 +76,9 @@ void collect_modules(const SysRoot& root, Json& section) {
   section["parameters"] = std::move(parameters);
 }
 
-// "nvme nvme0: 2/0/2 default/read/poll queues" (5.0 and later) is the only place the split of
-// I/O queues into default, read and poll queues is told; it is logged at every (re)probe, so
+// "nvme nvme0: 2/0/2 default/read/poll queues" (5.0 and later), logged at every (re)probe, so
 // the last line for a controller is the one in force.
-std::map<std::string, Json> queue_splits(const std::vector<std::string>& messages) {
+std::map<std::string, Json> logged_splits(const std::vector<std::string>& messages) {
   std::map<std::string, Json> splits;
   for (const auto& message : messages) {
     if (!starts_with(message, "nvme nvme") || !message.ends_with(kQueueSplitSuffix)) continue;
@@ -85,13 +88,92 @@ std::map<std::string, Json> queue_splits(const std::vector<std::string>& message
     const auto counts = split(std::string_view(message).substr(colon + 2, end - colon - 2), '/');
     if (counts.size() != 3) continue;
     Json split_counts = Json::object();
-    const char* names[] = {"default", "read", "poll"};
     for (size_t i = 0; i < 3; ++i) {
-      if (const auto value = parse_uint(counts[i])) split_counts[names[i]] = *value;
+      if (const auto value = parse_uint(counts[i])) split_counts[kQueueTypes[i]] = *value;
     }
     if (split_counts.size() == 3) splits[message.substr(5, colon - 5)] = std::move(split_counts);
   }
   return splits;
+}
+
+// One hardware queue directory per blk-mq hardware context: "hctx3" in debugfs, "3" under mq/.
+bool is_queue_entry(std::string_view entry, std::string_view prefix) {
+  return starts_with(entry, prefix) && all_digits(entry.substr(prefix.size()));
+}
+
+// blk-mq's debugfs (5.0 and later) names each hardware queue's type as the kernel uses it now.
+Result<Json> debugfs_split_of(const SysRoot& root, const std::string& disk) {
+  const std::string directory = std::string(kDebugfsBlock) + disk;
+  auto entries = root.list(directory);
+  if (!entries) return entries.error();
+  Json counts = {{"default", 0}, {"read", 0}, {"poll", 0}};
+  bool any = false;
+  for (const auto& entry : *entries) {
+    if (!is_queue_entry(entry, "hctx")) continue;
+    const std::string path = directory + "/" + entry + "/type";
+    auto type = root.read_value(path);
+    if (!type) return type.error();
+    if (!counts.contains(*type)) return content_error(path + ": not default, read or poll");
+    counts[*type] = counts[*type].get<int64_t>() + 1;
+    any = true;
+  }
+  if (!any) return content_error(directory + " has no hctx directories");
+  return counts;
+}
+
+// Every namespace shares its controller's tag set: the first one debugfs lists tells.
+Result<Json> debugfs_split(const SysRoot& root, const std::vector<std::string>& namespaces) {
+  Error why = content_error("the controller has no namespace whose hardware queues debugfs lists");
+  for (const auto& name : namespaces) {
+    auto split = debugfs_split_of(root, name);
+    if (split) return split;
+    why = split.error();
+  }
+  if (why.code == ENOENT) why.context += " (debugfs not mounted, or no CONFIG_BLK_DEBUG_FS)";
+  return why;
+}
+
+Result<std::map<std::string, Json>> read_logged_splits(const SysRoot& root) {
+  auto records = root.read_kmsg();
+  if (!records) return records.error();
+  return logged_splits(kernel_log_messages(*records));
+}
+
+Result<Json> logged_split(const Result<std::map<std::string, Json>>& logged,
+                          const std::string& name) {
+  if (!logged) return logged.error();
+  if (const auto split = logged->find(name); split != logged->end()) return split->second;
+  return content_error("no \"nvme " + name + ": N/N/N" + std::string(kQueueSplitSuffix) +
+                       "\" line (kernel before 5.0, or the log wrapped)");
+}
+
+std::optional<uint64_t> hardware_queues(const SysRoot& root, const std::string& directory,
+                                        const std::vector<std::string>& namespaces) {
+  for (const auto& name : namespaces) {
+    const auto entries = root.list(directory + "/" + name + "/mq");
+    if (!entries) continue;
+    const auto count = std::count_if(entries->begin(), entries->end(),
+                                     [](const std::string& e) { return is_queue_entry(e, ""); });
+    if (count > 0) return static_cast<uint64_t>(count);
+  }
+  return std::nullopt;
+}
+
+Result<Json> derived_split(const SysRoot& root, const Json& parameters, const Json& controller,
+                           const std::string& directory,
+                           const std::vector<std::string>& namespaces) {
+  const std::string transport = text_member(controller, "transport");
+  if (transport != "pcie") {
+    return content_error("the derivation is the PCIe driver's; transport is \"" + transport + "\"");
+  }
+  NvmeQueueFacts facts;
+  if (const Json* module = object_member(parameters, "nvme")) {
+    facts.poll_queues = count_member(*module, "poll_queues");
+    facts.write_queues = count_member(*module, "write_queues");
+  }
+  facts.queue_count = count_member(controller, "queue_count");
+  facts.hardware_queues = hardware_queues(root, directory, namespaces);
+  return derive_nvme_queue_split(facts);
 }
 
 Json collect_namespace(const SysRoot& root, const std::string& directory) {
@@ -140,24 +222,40 @@ Json collect_controller(const SysRoot& root, const std::string& name) {
   return controller;
 }
 
-void put_queue_splits(const SysRoot& root, Json& controllers) {
-  auto records = root.read_kmsg();
-  if (!records) {
-    for (auto& [name, controller] : controllers.items()) {
-      mark_unavailable(controller, "queues", records.error());
+std::vector<std::string> namespace_names(const Json& controller) {
+  std::vector<std::string> names;
+  if (const Json* namespaces = object_member(controller, "namespaces")) {
+    for (const auto& [name, ns] : namespaces->items())
+      names.push_back(name);
+  }
+  return names;
+}
+
+// Sources best first: debugfs is the kernel's per-queue state now; the log line is the kernel's
+// own word at the last reset, but wraps away on a long-running host; the derivation redoes the
+// driver's arithmetic from parameters that may have been rewritten since that reset.
+void put_queue_split(const SysRoot& root, const Json& parameters,
+                     const Result<std::map<std::string, Json>>& logged, const std::string& name,
+                     Json& controller) {
+  const auto namespaces = namespace_names(controller);
+  std::string why_not;
+  const auto take = [&](std::string_view source, Result<Json> split) {
+    if (split) {
+      controller["queues"] = std::move(*split);
+      controller["queues_source"] = source;
+      return true;
     }
+    why_not +=
+        (why_not.empty() ? "" : "; ") + std::string(source) + ": " + split.error().describe();
+    return false;
+  };
+  const std::string directory = "/sys/class/nvme/" + name;
+  if (take("debugfs", debugfs_split(root, namespaces)) ||
+      take("kernel log", logged_split(logged, name)) ||
+      take("derived", derived_split(root, parameters, controller, directory, namespaces))) {
     return;
   }
-  const auto splits = queue_splits(kernel_log_messages(*records));
-  for (auto& [name, controller] : controllers.items()) {
-    if (const auto split = splits.find(name); split != splits.end()) {
-      controller["queues"] = split->second;
-    } else {
-      mark_unavailable(controller, "queues",
-                       "no \"nvme " + name + ": N/N/N" + std::string(kQueueSplitSuffix) +
-                           "\" line in the kernel log (kernel before 5.0, or the log wrapped)");
-    }
-  }
+  mark_unavailable(controller, "queues", why_not);
 }
 
 void collect_controllers(const SysRoot& root, Json& section) {
@@ -177,7 +275,12 @@ void collect_controllers(const SysRoot& root, Json& section) {
       controllers[name] = collect_controller(root, name);
     }
   }
-  if (!controllers.empty()) put_queue_splits(root, controllers);
+  if (!controllers.empty()) {
+    const auto logged = read_logged_splits(root);
+    for (auto& [name, controller] : controllers.items()) {
+      put_queue_split(root, section["parameters"], logged, name, controller);
+    }
+  }
   section["controllers"] = std::move(controllers);
 }
 

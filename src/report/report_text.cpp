@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/percentile_set.h"
+#include "report/change_text.h"
 #include "report/text_table.h"
 #include "util/text.h"
 
@@ -311,12 +312,16 @@ void changes(const Json& report, Writer& w) {
                 << " more (see --format json)\n";
         break;
       }
-      const Json* a = at(change, {"a"});
-      const Json* b = at(change, {"b"});
-      std::string line = text_at(change, {"path"}, "?") + ": " +
-                         (a != nullptr ? text_of(*a) : "(absent)") + " → " +
-                         (b != nullptr ? text_of(*b) : "(absent)");
-      w.out() << (w.markdown() ? "  - " : "    ") << w.code(line) << "\n";
+      const ChangeText text =
+          change_text(text_at(change, {"path"}, "?"), at(change, {"a"}), at(change, {"b"}));
+      w.out() << (w.markdown() ? "  - " : "    ") << w.code(text.summary) << "\n";
+      for (const auto& element : text.elements) {
+        w.out() << (w.markdown() ? "    - " : "        ") << w.code(element) << "\n";
+      }
+      if (text.elements_not_shown > 0) {
+        w.out() << (w.markdown() ? "    - … " : "        … ") << text.elements_not_shown
+                << " more elements (see --format json)\n";
+      }
     }
   }
 }

@@ -88,6 +88,39 @@ TEST(Cli, GarbageArchiveIsAnInputError) {
   EXPECT_NE(run.out.find("bad.tar.gz"), std::string::npos) << run.out;
 }
 
+TEST(Cli, ATreeWithoutAHostIsAnInputErrorSayingWhatItHolds) {
+  testing::TempDir dir;
+  dir.write("photos/cat.jpg", "x");
+  dir.write("notes.txt", "x");
+  for (const char* command : {"capture", "audit --probe none", "dump-sysroot -o -"}) {
+    const KdriftRun run = kdrift(std::string(command) + " --root " + dir.path());
+    EXPECT_EQ(run.status, 2) << command << ": " << run.out;
+    EXPECT_NE(run.out.find("(found notes.txt, photos/)"), std::string::npos) << run.out;
+  }
+}
+
+TEST(Cli, ADumpRepackedUnderOneTopFolderCapturesAsTheDumpItself) {
+  testing::TempDir dir;
+  ASSERT_EQ(kdrift("dump-sysroot -o " + dir.path() + "/d.tar.gz").status, 0);
+  dir.mkdir("unpacked/host-1");
+  ASSERT_EQ(testing::run_command("tar -C " + dir.path() + "/unpacked/host-1 -xzf " + dir.path() +
+                                 "/d.tar.gz && tar -C " + dir.path() + "/unpacked -cJf " +
+                                 dir.path() + "/foldered.tar.xz host-1")
+                .status,
+            0);
+  for (const std::string root : {"/d.tar.gz", "/foldered.tar.xz", "/unpacked"}) {
+    const KdriftRun run =
+        kdrift("capture --root " + dir.path() + root + " -o " + dir.path() + "/s.json");
+    ASSERT_EQ(run.status, 0) << root << ": " << run.out;
+    std::ifstream in(dir.path() + "/s.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto snapshot = parse_snapshot(text.str(), "s.json");
+    ASSERT_TRUE(snapshot.ok()) << snapshot.error().describe();
+    EXPECT_FALSE((*snapshot)["kernel"]["release"].get<std::string>().empty()) << root;
+  }
+}
+
 TEST(Cli, AuditPrintsASummaryAndProbesTheCurrentDirectory) {
   testing::TempDir dir;
   const KdriftRun run =

@@ -3,74 +3,24 @@
 // at warning or above.
 
 #include <gtest/gtest.h>
-#include <toml++/toml.h>
 
 #include <filesystem>
 
 #include "checks/analysis.h"
 #include "checks/rule_loader.h"
 #include "collect/capture.h"
+#include "support/accuracy_cases.h"
 #include "support/fixtures.h"
 #include "support/snapshots.h"
 
 namespace kdrift {
 namespace {
 
-Json json_of(const toml::node& node) {
-  if (const auto* table = node.as_table()) {
-    Json object = Json::object();
-    for (const auto& [key, value] : *table)
-      object[std::string(key.str())] = json_of(value);
-    return object;
-  }
-  if (const auto* array = node.as_array()) {
-    Json list = Json::array();
-    for (const auto& item : *array)
-      list.push_back(json_of(item));
-    return list;
-  }
-  if (const auto* text = node.as_string()) return text->get();
-  if (const auto* number = node.as_integer()) return number->get();
-  if (const auto* number = node.as_floating_point()) return number->get();
-  if (const auto* flag = node.as_boolean()) return flag->get();
-  return nullptr;
-}
+using testing::accuracy_case_files;
 
-struct Case {
-  std::string name;
-  std::string description;
-  Json a;
-  Json b;
-  std::string top;
-};
-
-Case load_case(const std::filesystem::path& file) {
-  const toml::table document = toml::parse_file(file.string());
-  Case loaded;
-  loaded.name = file.stem().string();
-  loaded.description = document["description"].value_or(std::string());
-  loaded.a = testing::fixture_snapshot(document["a"].value_or(std::string()));
-  loaded.b = testing::fixture_snapshot(document["b"].value_or(std::string()));
-  loaded.top = document["top"].value_or(std::string());
-  if (const auto* edits = document["edit"].as_array()) {
-    for (const auto& edit : *edits) {
-      const auto& table = *edit.as_table();
-      Json& side = table["side"].value_or(std::string()) == "a" ? loaded.a : loaded.b;
-      side[Json::json_pointer(table["pointer"].value_or(std::string()))] =
-          json_of(*table.get("value"));
-    }
-  }
-  return loaded;
-}
-
-std::vector<std::filesystem::path> case_files() {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(testing::source_dir() + "/tests/fixtures/cases")) {
-    if (entry.path().extension() == ".toml") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+testing::AccuracyCase load_case(const std::filesystem::path& file) {
+  return testing::load_accuracy_case(
+      file, [](std::string_view name) { return testing::fixture_snapshot(name); });
 }
 
 const std::vector<Rule>& rules() {
@@ -89,13 +39,13 @@ std::string ranking(const Json& report) {
 }
 
 TEST(AccuracyCases, AtLeastTwelvePairs) {
-  EXPECT_GE(case_files().size(), 12U);
+  EXPECT_GE(accuracy_case_files().size(), 12U);
 }
 
 TEST(AccuracyCases, ExpectedFindingRanksFirst) {
-  for (const auto& file : case_files()) {
+  for (const auto& file : accuracy_case_files()) {
     SCOPED_TRACE(file.filename().string());
-    const Case pair = load_case(file);
+    const testing::AccuracyCase pair = load_case(file);
     EXPECT_FALSE(pair.top.empty()) << "the case names no top finding";
     const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, rules());
     if (report["findings"].empty()) {

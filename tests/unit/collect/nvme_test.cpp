@@ -88,11 +88,13 @@ TEST_F(NvmeHost, ControllerNamespaceAndQueueSplit) {
                                                        {"io_poll", 1}}));
   EXPECT_FALSE(controller.contains("unavailable")) << controller["unavailable"].dump();
 
+  EXPECT_EQ(controller["queues_source"], "kernel log");
+
+  // nvme1 logged nothing: its one hardware queue leaves no room for a poll queue.
   Json second = nvme["controllers"]["nvme1"];
   EXPECT_EQ(second["namespaces"]["nvme1n1"]["io_poll"], 0);
-  EXPECT_FALSE(second.contains("queues"));
-  EXPECT_NE(second["unavailable"]["queues"].get<std::string>().find("kernel log"),
-            std::string::npos);
+  EXPECT_EQ(second["queues"], (Json{{"default", 1}, {"read", 0}, {"poll", 0}}));
+  EXPECT_EQ(second["queues_source"], "derived");
 }
 
 TEST_F(NvmeHost, MultipathPathDevicesAreNamespacesOfTheirController) {
@@ -105,12 +107,74 @@ TEST_F(NvmeHost, MultipathPathDevicesAreNamespacesOfTheirController) {
   EXPECT_EQ(namespaces.size(), 1u);
 }
 
-TEST_F(NvmeHost, UnreadableKernelLogLeavesTheSplitUnavailable) {
+// The queue split's sources, best first: debugfs, the kernel log, the driver's arithmetic.
+constexpr std::string_view kNamespace =
+    "sys/devices/pci0000:00/0000:00:1c.0/0000:01:00.0/nvme/nvme0/nvme0n1";
+
+void write_hctx_types(const TempDir& tree, const std::vector<std::string>& types) {
+  for (size_t i = 0; i < types.size(); ++i) {
+    tree.write("sys/kernel/debug/block/nvme0n1/hctx" + std::to_string(i) + "/type",
+               types[i] + "\n");
+  }
+}
+
+void write_hardware_queues(const TempDir& tree, int count) {
+  for (int i = 0; i < count; ++i) {
+    tree.write(std::string(kNamespace) + "/mq/" + std::to_string(i) + "/nr_tags", "1023\n");
+  }
+}
+
+TEST_F(NvmeHost, DebugfsHardwareQueueTypesComeFirst) {
+  // The log's last line says 2/0/2; the controller has since been reset with write_queues=1.
+  write_hctx_types(tree_, {"default", "read", "poll", "poll"});
+  tree_.write("sys/kernel/debug/block/nvme0n1/sched/queued", "0\n");  // not a hardware queue
+  Json controller = collect()["controllers"]["nvme0"];
+  EXPECT_EQ(controller["queues"], (Json{{"default", 1}, {"read", 1}, {"poll", 2}}));
+  EXPECT_EQ(controller["queues_source"], "debugfs");
+}
+
+TEST_F(NvmeHost, WithoutDebugfsOrTheLogLineTheSplitIsDerived) {
   std::filesystem::remove(tree_.path() + "/dev/kmsg");
+  write_hardware_queues(tree_, 4);
+  Json controller = collect()["controllers"]["nvme0"];
+  // poll_queues=2 of 4 hardware queues, write_queues=0: 2/0/2, what the log said.
+  EXPECT_EQ(controller["queues"], (Json{{"default", 2}, {"read", 0}, {"poll", 2}}));
+  EXPECT_EQ(controller["queues_source"], "derived");
+  EXPECT_FALSE(controller.contains("unavailable")) << controller["unavailable"].dump();
+}
+
+TEST_F(NvmeHost, AWrappedLogIsNoWorseThanNoLog) {
+  StorageTree(tree_).kernel_log({"nvme nvme0: pci function 0000:01:00.0"});
+  write_hardware_queues(tree_, 4);
+  EXPECT_EQ(collect()["controllers"]["nvme0"]["queues_source"], "derived");
+}
+
+TEST_F(NvmeHost, AnUnknownHctxTypeFallsBackToTheNextSource) {
+  write_hctx_types(tree_, {"default", "weighted"});
+  Json controller = collect()["controllers"]["nvme0"];
+  EXPECT_EQ(controller["queues_source"], "kernel log");
+}
+
+TEST_F(NvmeHost, NoSourceLeavesTheSplitUnavailableWithEveryReason) {
+  std::filesystem::remove(tree_.path() + "/dev/kmsg");
+  std::filesystem::remove(tree_.path() + "/sys/module/nvme/parameters/poll_queues");
   Json controller = collect()["controllers"]["nvme0"];
   EXPECT_FALSE(controller.contains("queues"));
-  EXPECT_NE(controller["unavailable"]["queues"].get<std::string>().find("/dev/kmsg"),
-            std::string::npos);
+  EXPECT_FALSE(controller.contains("queues_source"));
+  const std::string why = controller["unavailable"]["queues"];
+  EXPECT_NE(why.find("debugfs: /sys/kernel/debug/block/nvme0n1 (debugfs not mounted"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("kernel log: /dev/kmsg"), std::string::npos) << why;
+  EXPECT_NE(why.find("derived: the nvme module's poll_queues and write_queues"), std::string::npos)
+      << why;
+}
+
+TEST_F(NvmeHost, FabricsControllersAreNotDerived) {
+  std::filesystem::remove(tree_.path() + "/dev/kmsg");
+  tree_.write(std::string(kNamespace).substr(0, kNamespace.rfind('/')) + "/transport", "tcp\n");
+  const std::string why = collect()["controllers"]["nvme0"]["unavailable"]["queues"];
+  EXPECT_NE(why.find("transport is \"tcp\""), std::string::npos) << why;
 }
 
 TEST_F(NvmeHost, OddValuesAreUnavailable) {
@@ -124,11 +188,12 @@ TEST_F(NvmeHost, OddValuesAreUnavailable) {
   StorageTree(tree_).kernel_log({"nvme nvme0: x/0/2 default/read/poll queues"});
   Json nvme = collect();
   Json ctrl = nvme["controllers"]["nvme0"];
-  for (const char* key : {"queue_count", "sqsize", "state", "queues"}) {
+  for (const char* key : {"queue_count", "sqsize", "state"}) {
     EXPECT_FALSE(ctrl.contains(key)) << key;
     EXPECT_TRUE(ctrl["unavailable"].contains(key)) << key;
   }
-  EXPECT_FALSE(ctrl.contains("cntrltype"));  // absent on older kernels: not a failure
+  EXPECT_EQ(ctrl["queues_source"], "derived");  // the odd log line is not believed
+  EXPECT_FALSE(ctrl.contains("cntrltype"));     // absent on older kernels: not a failure
   EXPECT_FALSE(ctrl["unavailable"].contains("cntrltype"));
   EXPECT_TRUE(ctrl["namespaces"]["nvme0n1"]["unavailable"].contains("size"));
 }

@@ -5,6 +5,7 @@
 #include "collect/capture.h"
 #include "support/fixtures.h"
 #include "support/snapshot_compare.h"
+#include "unit/collect/storage_tree.h"
 #include "util/archive_backend.h"
 #include "util/atomic_file.h"
 
@@ -82,6 +83,27 @@ TEST(SysrootDump, ArchiveCarriesManifestAndSnapshot) {
   ASSERT_TRUE(snapshot.ok());
   EXPECT_TRUE(parse_snapshot(*snapshot, "kdrift-snapshot.json").ok());
   EXPECT_EQ(*replayed.read("/proc/cmdline"), "quiet\n");
+}
+
+// The NVMe queue split is read from debugfs where it is mounted: a dump carries those files, so
+// the replay gives the split from the same source.
+TEST(SysrootDump, CarriesDebugfsHardwareQueueTypes) {
+  TempDir tree;
+  const testing::StorageTree sys(tree);
+  const std::string controller = sys.pci_function("0000:01:00.0", "") + "/nvme/nvme0";
+  tree.write(controller + "/transport", "pcie\n");
+  sys.symlink("sys/class/nvme/nvme0", controller);
+  sys.disk(controller, "", "nvme0n1");
+  tree.write("sys/kernel/debug/block/nvme0n1/hctx0/type", "default\n");
+  tree.write("sys/kernel/debug/block/nvme0n1/hctx1/type", "poll\n");
+  expect_round_trip(SysRoot(tree.path()));
+  auto dump = dump_sysroot(SysRoot(tree.path()));
+  ASSERT_TRUE(dump.ok());
+  const SysRoot replayed = archive_root(dump->tar_gz);
+  EXPECT_EQ(replayed.read("/sys/kernel/debug/block/nvme0n1/hctx1/type").value_or(""), "poll\n");
+  const Json controller_facts = capture_snapshot(replayed)["nvme"]["controllers"]["nvme0"];
+  EXPECT_EQ(controller_facts["queues_source"], "debugfs");
+  EXPECT_EQ(controller_facts["queues"], (Json{{"default", 1}, {"read", 0}, {"poll", 1}}));
 }
 
 }  // namespace
