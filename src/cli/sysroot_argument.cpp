@@ -1,5 +1,6 @@
 #include "cli/sysroot_argument.h"
 
+#include "collect/sos_report.h"
 #include "util/fatal.h"
 #include "util/sysroot_open.h"
 #include "util/text.h"
@@ -7,7 +8,7 @@
 namespace kdrift {
 
 SysRoot sysroot_argument(const std::string& argument) {
-  auto root = open_sysroot(argument);
+  auto root = open_sysroot(argument, with_sos_commands);
   if (!root) throw FatalError("--root " + terminal_safe(argument) + ": " + root.error().describe());
   return std::move(*root);
 }

@@ -168,15 +168,24 @@ Json collect_services(const SysRoot& root) {
   } else {
     bool irqbalance_running = false;
     bool tuned_running = false;
+    size_t named = 0;
     for (const int pid : numbered_entries(*names, "")) {
       // A process may exit between the listing and the read: that one simply is not running.
       const auto comm = root.read_value("/proc/" + std::to_string(pid) + "/comm");
       if (!comm) continue;
+      ++named;
       irqbalance_running = irqbalance_running || *comm == "irqbalance";
       tuned_running = tuned_running || *comm == "tuned";
     }
-    irqbalance["running"] = irqbalance_running;
-    tuned["running"] = tuned_running;
+    if (named > 0) {
+      irqbalance["running"] = irqbalance_running;
+      tuned["running"] = tuned_running;
+    } else {
+      // A copied tree without process names (a sos report keeps only mountinfo) tells nothing.
+      const std::string why = "no /proc/<pid>/comm in this root names a process";
+      mark_unavailable(irqbalance, "running", why);
+      mark_unavailable(tuned, "running", why);
+    }
   }
   put_text(tuned, "active_profile", root, "/etc/tuned/active_profile");
   return {{"irqbalance", std::move(irqbalance)}, {"tuned", std::move(tuned)}};

@@ -94,15 +94,17 @@ Result<std::string> sysroot_folder(const SysRootBackend& backend) {
                        " at its top, and not one folder holding them (" + found_names(*top) + ")");
 }
 
-Result<SysRoot> open_sysroot(const std::string& argument) {
+Result<SysRoot> open_sysroot(const std::string& argument, BackendLayer layer) {
   const std::string name = absolute_name(argument);
   if (name == "/") return SysRoot("/");
   auto backend = backend_for(name);
   if (!backend) return backend.error();
   auto folder = sysroot_folder(**backend);
   if (!folder) return folder.error();
-  if (*folder == "/") return SysRoot(name, std::move(*backend));
-  return SysRoot(name, std::make_shared<SubtreeBackend>(std::move(*backend), *folder));
+  std::shared_ptr<const SysRootBackend> served =
+      *folder == "/" ? std::move(*backend)
+                     : std::make_shared<SubtreeBackend>(std::move(*backend), *folder);
+  return SysRoot(name, layer == nullptr ? std::move(served) : layer(std::move(served)));
 }
 
 }  // namespace kdrift

@@ -15,7 +15,11 @@ namespace kdrift {
 
 // "/" is the live host; a directory is read below its descriptor; a regular file is a tar
 // archive (any compression libarchive reads) held in memory within kDumpArchiveLimits.
-Result<SysRoot> open_sysroot(const std::string& argument);
+// layer, when given, is laid over the files found (a source format's adapter: a sos report's
+// command outputs); the live host is never layered.
+using BackendLayer =
+    std::shared_ptr<const SysRootBackend> (*)(std::shared_ptr<const SysRootBackend>);
+Result<SysRoot> open_sysroot(const std::string& argument, BackendLayer layer = nullptr);
 
 // The folder of backend to serve as the root: "/" or "/<the one top folder>".
 Result<std::string> sysroot_folder(const SysRootBackend& backend);

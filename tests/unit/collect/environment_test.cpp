@@ -155,6 +155,18 @@ TEST(EnvironmentCollector, OddValuesAreUnavailableWithTheText) {
             std::string::npos);
 }
 
+TEST(EnvironmentCollector, ProcessesWithoutNamesTellNothingAboutServices) {
+  // A sos report copies /proc/<pid>/mountinfo of a few processes and no comm.
+  TempDir tree;
+  tree.write("proc/1/mountinfo", "22 1 253:1 / / rw - ext4 /dev/vda rw\n");
+  tree.write("proc/7081/mountinfo", "22 1 253:1 / / rw - ext4 /dev/vda rw\n");
+  const Json environment = collect_environment(SysRoot(tree.path()));
+  EXPECT_FALSE(environment["services"]["irqbalance"].contains("running"));
+  EXPECT_NE(
+      environment["services"]["tuned"]["unavailable"]["running"].get<std::string>().find("comm"),
+      std::string::npos);
+}
+
 TEST(EnvironmentCollector, EmptyTreeDegradesWithReasons) {
   TempDir tree;
   const Json environment = collect_environment(SysRoot(tree.path()));
