@@ -2,8 +2,8 @@
 // The accuracy cases of tests/fixtures/cases/*.toml (README there): a snapshot pair, the edits
 // that make a hand-derived variant, and the finding that must rank first.
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
