@@ -153,18 +153,19 @@ class ArchiveTreeBuilder {
     return ok_status();
   }
 
-  // A name given twice is refused, except a directory named again: no reading of "last one
-  // wins" can then make a replay differ from the capture that wrote the dump.
-  Result<ArchiveTree::Node*> insert(const std::string& path, ArchiveTree::Node::Type type) {
+  // A name given twice is refused unless the second says exactly what the first did (a
+  // directory named again, or a file or symlink appended again with the same bytes, as
+  // `tar -r` leaves it): then no reading of "last one wins" can make a replay differ from the
+  // capture that wrote the dump.
+  Result<ArchiveTree::Node*> insert(const std::string& path, ArchiveTree::Node::Type type,
+                                    std::string data = {}) {
     auto [it, added] = tree_.nodes_.try_emplace(path);
     if (!added) {
-      if (type == ArchiveTree::Node::Type::kDirectory &&
-          it->second.type == ArchiveTree::Node::Type::kDirectory) {
-        return &it->second;
-      }
+      if (it->second.type == type && it->second.data == data) return &it->second;
       return refuse("named twice in the archive");
     }
     it->second.type = type;
+    it->second.data = std::move(data);
     tree_.nodes_[parent_of(path)].names.insert(path.substr(path.rfind('/') + 1));
     return &it->second;
   }
@@ -179,9 +180,8 @@ class ArchiveTreeBuilder {
     if (target == nullptr || *target == '\0') return refuse("a symlink without a target");
     const std::string_view text(target);
     if (text.size() >= PATH_MAX) return refuse("a symlink target longer than PATH_MAX");
-    auto node = insert(path, ArchiveTree::Node::Type::kSymlink);
+    auto node = insert(path, ArchiveTree::Node::Type::kSymlink, std::string(text));
     if (!node) return node.error();
-    (*node)->data = text;
     return ok_status();
   }
 
@@ -191,9 +191,7 @@ class ArchiveTreeBuilder {
     if (auto fits = check_size(static_cast<uint64_t>(std::max<la_int64_t>(declared, 0))); !fits) {
       return fits.error();
     }
-    auto node = insert(path, ArchiveTree::Node::Type::kFile);
-    if (!node) return node.error();
-    std::string& content = (*node)->data;
+    std::string content;
     content.reserve(static_cast<size_t>(std::max<la_int64_t>(declared, 0)));
     char buffer[65536];
     while (true) {
@@ -206,7 +204,10 @@ class ArchiveTreeBuilder {
       }
       content.append(buffer, static_cast<size_t>(got));
     }
+    // Counted before insert() may find it a repetition: the bound is on what was read.
     total_bytes_ += content.size();
+    auto node = insert(path, ArchiveTree::Node::Type::kFile, std::move(content));
+    if (!node) return node.error();
     return ok_status();
   }
 
