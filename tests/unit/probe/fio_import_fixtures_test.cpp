@@ -303,7 +303,8 @@ TEST(FioFixtures, EveryImportRoundTripsThroughTheModel) {
                            "pkb-fio-2.17-randread-numjobs2-group.json",
                            "fioplot-fio-3.1-randread-numjobs16-group.json",
                            "fio-3.33-jsonplus-randread-libaio-qd4.json"}) {
-    for (const auto& entry : imported(name)["jobs"]) {
+    const Json section = imported(name);  // held: the loop below walks into it
+    for (const auto& entry : section["jobs"]) {
       auto job = JobResult::from_json(entry);
       ASSERT_TRUE(job.ok()) << name;
       EXPECT_EQ(job->to_json(), entry) << name;
