@@ -1,6 +1,7 @@
 #include "util/sysroot_open.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -126,6 +127,17 @@ TEST(SysrootOpen, NamesInTheRefusalAreSafeToPrintAndBounded) {
   const std::string message = root.error().describe();
   EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
   EXPECT_NE(message.find("and 4 more"), std::string::npos) << message;
+}
+
+TEST(SysrootOpen, AFifoIsRefusedWithoutWaitingOnIt) {
+  TempDir dir;
+  const std::string fifo = dir.path() + "/dump.tar.gz";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto root = open_sysroot(fifo);  // would block forever if it were opened for reading
+  ASSERT_FALSE(root.ok());
+  EXPECT_NE(root.error().describe().find("neither a directory nor a dump archive"),
+            std::string::npos)
+      << root.error().describe();
 }
 
 TEST(SysrootOpen, AMissingPathIsAnErrorWithItsErrno) {
