@@ -43,11 +43,26 @@ std::string relative_to_root(const std::string& path) {
   return start == std::string::npos ? "." : path.substr(start);
 }
 
+// Whether the tree's owner could read a file with this stat themselves. Their own files count
+// as readable whatever the mode (they can chmod them); group membership is judged by the tree's
+// group alone, so a file readable only through a supplementary group is refused.
+bool owner_may_read(const struct stat& file, const TreeOwner& owner) {
+  if (owner.uid == 0 || file.st_uid == owner.uid) return true;
+  if ((file.st_mode & S_IROTH) != 0) return true;
+  return file.st_gid == owner.gid && (file.st_mode & S_IRGRP) != 0;
+}
+
 Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes,
-                                 bool head_only) {
+                                 bool head_only, const std::optional<TreeOwner>& owner) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno, path);
   if (!S_ISREG(st.st_mode)) return make_error(EINVAL, path + " is not a regular file");
+  if (owner && !owner_may_read(st, *owner)) {
+    return make_error(EACCES, path + " belongs to uid " + std::to_string(st.st_uid) +
+                                  " and the tree's owner (uid " + std::to_string(owner->uid) +
+                                  ") may not read it (a hard link from outside the tree?); kdrift "
+                                  "reads such a file only from a tree root owns");
+  }
   auto content = read_descriptor(fd, max_bytes, head_only ? AtLimit::kStop : AtLimit::kRefuse);
   if (!content) return make_error(content.error().code, path);
   return content;
@@ -63,7 +78,10 @@ DirectoryBackend::DirectoryBackend(const std::string& root, Lookup lookup)
     : root_(root),
       root_fd_(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
       root_error_(root_fd_ ? 0 : errno),
-      lookup_(lookup) {}
+      lookup_(lookup) {
+  struct stat st {};
+  if (root_fd_ && ::fstat(root_fd_.get(), &st) == 0) owner_ = TreeOwner{st.st_uid, st.st_gid};
+}
 
 Result<UniqueFd> DirectoryBackend::open(const std::string& path, int flags) const {
   flags |= O_NOFOLLOW | O_CLOEXEC;
@@ -141,7 +159,7 @@ Result<std::string> DirectoryBackend::read(const std::string& path, size_t max_b
   // O_NONBLOCK: a FIFO put where a file was expected must not hang the open.
   auto fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd) return fd.error();
-  return read_regular(fd->get(), path, max_bytes, head_only);
+  return read_regular(fd->get(), path, max_bytes, head_only, owner_);
 }
 
 Result<std::vector<DirEntry>> DirectoryBackend::list(const std::string& path) const {

@@ -6,14 +6,26 @@
 // SysRoot has resolved every symlink before it asks, so a symlink met here was put there since:
 // the lookup fails instead of following it. A file is read from the descriptor that was opened
 // and checked (fstat: a regular file), so what is read is what was checked.
+// A tree owned by someone other than root may hold a hard link to a file its owner cannot read
+// (where fs.protected_hardlinks is 0, or the link predates a chown): such a file is refused, so
+// kdrift never shows through a tree what the tree's owner could not read.
+
+#include <sys/types.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include "util/sysroot_backend.h"
 #include "util/unique_fd.h"
 
 namespace kdrift {
+
+// Who owns a directory root: the person whose reading rights its files are held to.
+struct TreeOwner {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
 
 class DirectoryBackend final : public SysRootBackend {
  public:
@@ -48,6 +60,7 @@ class DirectoryBackend final : public SysRootBackend {
   std::string root_;
   UniqueFd root_fd_;
   int root_error_ = 0;
+  std::optional<TreeOwner> owner_;  // none for the live host
   mutable std::atomic<Lookup> lookup_;
 };
 

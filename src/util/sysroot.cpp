@@ -216,7 +216,9 @@ Result<std::string> SysRoot::read_resolved(const std::string& requested,
     const int code = content.error().code;
     // Not a failure a dump records: the dump holds the directory or symlink itself.
     if (code == EINVAL) return make_error(EINVAL, requested + " is not a regular file");
-    return fail(requested, code);
+    Error failure = fail(requested, code);
+    if (code == EACCES) failure.context = content.error().context;  // says whose file it is
+    return failure;
   }
   if (log_ != nullptr) log_->file(resolved, *content);
   return content;

@@ -24,6 +24,7 @@ PROC = [Member("proc/cmdline", b"quiet\n"), Member("proc/sys/kernel/osrelease", 
 
 
 # What capture reads below /proc, each read a chance for a flip to land between check and open.
+NOBODY = 65534
 FLIPPED = ["cmdline", "sys/kernel/osrelease"] + ["sys/" + name.replace(".", "/") for name in (
     "fs.aio-max-nr", "kernel.dmesg_restrict", "kernel.io_uring_disabled",
     "kernel.kexec_load_disabled", "kernel.perf_event_paranoid", "kernel.sched_autogroup_enabled",
@@ -89,12 +90,12 @@ def hostile_inputs(directory):
             manifest_bomb(directory)]
 
 
-def exchange(a, b):
+def exchange(a, b, directory=-100):
     """renameat2(RENAME_EXCHANGE): a and b swap places atomically, a file with a symlink or a
-    directory with a symlink."""
+    directory with a symlink; relative names are looked up in the directory descriptor."""
     libc = ctypes.CDLL(None, use_errno=True)
-    at_fdcwd, rename_exchange = -100, 2
-    return libc.renameat2(at_fdcwd, a.encode(), at_fdcwd, b.encode(), rename_exchange)
+    rename_exchange = 2
+    return libc.renameat2(directory, a.encode(), directory, b.encode(), rename_exchange)
 
 
 class Dump(hostile.Case):
@@ -213,6 +214,24 @@ class Dump(hostile.Case):
         self.assertEqual(run.status, 0, str(run))
         self.assertIn("quiet", run.stdout.decode())
 
+    def test_hard_link_to_a_root_only_file_in_a_users_tree_is_refused(self):
+        """Where fs.protected_hardlinks is 0 a user can hard-link a root-only file into a tree
+        they own: kdrift never shows through the tree what its owner could not read."""
+        secret, root = self.path("root-only-secret"), self.path("root")
+        write(secret, SECRET + "\n", 0o600)
+        write(os.path.join(root, "proc", "sys", "kernel", "osrelease"), "6.1.0\n", 0o644)
+        for base, directories, files in os.walk(root):
+            for name in [base] + [os.path.join(base, entry) for entry in directories + files]:
+                os.lchown(name, NOBODY, NOBODY)
+        os.link(secret, os.path.join(root, "proc", "cmdline"))  # after the chown: still root's
+        run = self.capture(root)
+        self.assertEqual(run.status, 0, run.text())
+        snapshot = run.stdout.decode("utf-8", "replace")
+        self.assertNotIn(SECRET, snapshot)
+        refusal = json.loads(snapshot)["kernel"]["unavailable"]["cmdline"]
+        self.assertIn("uid 65534", refusal)
+        self.assertIn("Permission denied", refusal)
+
     def test_flipping_symlinks_in_a_directory_root_never_leak(self):
         """A user who owns DIR flips proc/cmdline between a file and a symlink to a root-only
         file all along, and swaps proc for a symlink to a root-only copy holding the secret the
@@ -229,9 +248,18 @@ class Dump(hostile.Case):
         os.symlink(secret_dir, proc + ".flip")
         stop = threading.Event()
 
+        # The user's tree is the user's; the flips run as root only because the test does, so
+        # they go through a descriptor of the real proc: a name looked up through proc while it
+        # is the symlink would let root move the root-only file into the tree, which the user
+        # cannot do.
+        for base, directories, files in os.walk(root):
+            for name in [base] + [os.path.join(base, entry) for entry in directories + files]:
+                os.lchown(name, NOBODY, NOBODY)
+        proc_fd = os.open(proc, os.O_RDONLY | os.O_DIRECTORY)
+
         def flip_cmdline():
             while not stop.is_set():
-                exchange(os.path.join(proc, "cmdline"), os.path.join(proc, "cmdline.flip"))
+                exchange("cmdline", "cmdline.flip", proc_fd)
 
         flipper = threading.Thread(target=flip_cmdline)
         flipper.start()
@@ -243,6 +271,7 @@ class Dump(hostile.Case):
         finally:
             stop.set()
             flipper.join()
+            os.close(proc_fd)
         self.assertEqual(leaks, [], "the root-only files reached the snapshot")
 
     def capture_swapping(self, root, proc, watch):

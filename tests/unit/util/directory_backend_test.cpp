@@ -127,6 +127,34 @@ TEST_P(DirectoryRoot, FlippingSymlinksNeverLeakTheOutsideFile) {
   EXPECT_GT(reads, 0);  // the race ran through reads that succeed, too
 }
 
+// Where fs.protected_hardlinks is 0 a user may hard-link a root-only file into a tree they own
+// and hand the tree to kdrift: the file reads as a plain regular file below the root.
+TEST_P(DirectoryRoot, AFileTheTreesOwnerMayNotReadIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the tree to another user";
+  constexpr uid_t kUser = 65534;
+  tree_.write("proc/cmdline", "mine\n");
+  tree_.write("proc/shared", "readable by all\n");
+  tree_.write("proc/owned-unreadable", "mine too\n");
+  ASSERT_EQ(::link(secret_path().c_str(), (tree_.path() + "/proc/linked").c_str()), 0);
+  ::chmod(secret_path().c_str(), 0600);
+  ::chmod((tree_.path() + "/proc/shared").c_str(), 0644);
+  ::chmod((tree_.path() + "/proc/owned-unreadable").c_str(), 0);
+  for (const std::string name : {"", "/proc", "/proc/cmdline", "/proc/owned-unreadable"})
+    ASSERT_EQ(::chown((tree_.path() + name).c_str(), kUser, kUser), 0) << name;
+  const SysRoot reader = root();
+  const auto linked = reader.read("/proc/linked");
+  ASSERT_FALSE(linked.ok());
+  EXPECT_EQ(linked.error().code, EACCES);
+  EXPECT_NE(linked.error().context.find("uid 65534"), std::string::npos)
+      << linked.error().context;
+  EXPECT_EQ(*reader.read("/proc/cmdline"), "mine\n");
+  EXPECT_EQ(*reader.read("/proc/shared"), "readable by all\n");
+  EXPECT_EQ(*reader.read("/proc/owned-unreadable"), "mine too\n");  // its owner can chmod it
+  // The same files in a tree root owns are root's to read.
+  ASSERT_EQ(::chown(tree_.path().c_str(), 0, 0), 0);
+  EXPECT_EQ(*root().read("/proc/linked"), kSecret);
+}
+
 INSTANTIATE_TEST_SUITE_P(Lookups, DirectoryRoot,
                          ::testing::Values(Lookup::kOpenat2, Lookup::kComponentWalk),
                          [](const auto& info) {
