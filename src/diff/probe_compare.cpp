@@ -49,18 +49,28 @@ bool enough_samples(std::size_t a, std::size_t b, double alpha) {
   return a >= 2 && b >= 2 && smallest_two_sided_p(a, b) < alpha;
 }
 
+// Each run's per-second spread as a whole: the median over its jobs of their per-second
+// coefficients of variation. The host's drift lands on every job of a run alike, but not every job
+// shows it inside the run: in the TCG lab an io_uring+iopoll job ran with a per-second spread of a
+// few percent while the run's other jobs spread 13-15 %, and a second boot of the same scenario
+// moved that job by x0.71.
+struct RunSpread {
+  double a = 0;
+  double b = 0;
+};
+
 // How far a re-run of the same job could plausibly move its median, as a factor: one run per side
 // shows only the noise inside each run, and the host's slower drift (other tenants, frequency,
-// an emulator's scheduling) moves a whole run. Lacking a second run, the spread of each run's
-// own per-second values stands in for the run-to-run spread: in kdrift's QEMU lab, 20 runs of one
-// scenario gave a run-to-run spread of log median IOPS of 0.13-0.15 and a mean within-run
-// coefficient of variation of 0.13-0.15. The change must exceed Student's t at alpha times the
-// pooled spread, in log terms; on quiet hardware (per-second CV of 1-2 %) that is below the 5 %
-// minimum effect and changes nothing.
+// an emulator's scheduling) moves a whole run. Lacking a second run, the spread of per-second
+// values stands in for the run-to-run spread, the job's own or its run's, whichever is larger: in
+// kdrift's QEMU lab, 20 runs of one scenario gave a run-to-run spread of log median IOPS of
+// 0.13-0.15 and a mean within-run coefficient of variation of 0.13-0.15. The change must exceed
+// Student's t at alpha times the pooled spread, in log terms; on quiet hardware (per-second CV of
+// 1-2 %) that is below the 5 % minimum effect and changes nothing.
 double run_to_run_allowance(const std::vector<double>& a, const std::vector<double>& b,
-                            double alpha) {
-  const double spread_a = coefficient_of_variation(a);
-  const double spread_b = coefficient_of_variation(b);
+                            double alpha, RunSpread run = {}) {
+  const double spread_a = std::max(coefficient_of_variation(a), run.a);
+  const double spread_b = std::max(coefficient_of_variation(b), run.b);
   if (!std::isfinite(spread_a) || !std::isfinite(spread_b)) return 1;
   const double degrees = static_cast<double>(a.size() + b.size()) - 2;
   const double t = student_t_quantile(1 - alpha / 2, degrees);
@@ -143,8 +153,9 @@ LatencyComparison compare_latency(const DirectionResult& a, const DirectionResul
 
 // The IOPS test's members of the job's comparison; returns its verdict.
 std::string add_iops_test(Json& out, const std::vector<double>& samples_a,
-                          const std::vector<double>& samples_b, double alpha) {
-  Json iops = ratio_test(samples_a, samples_b, alpha, true);
+                          const std::vector<double>& samples_b, double alpha,
+                          double allowance_floor) {
+  Json iops = ratio_test(samples_a, samples_b, alpha, true, allowance_floor);
   if (iops.contains("ratio")) out["iops_ratio"] = iops["ratio"];
   if (iops.contains("ci95")) out["iops_ci95"] = iops["ci95"];
   out["p_value"] = iops["p_value"];
@@ -156,7 +167,7 @@ std::string add_iops_test(Json& out, const std::vector<double>& samples_a,
     (void)std::snprintf(
         reason, sizeof reason,
         "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, what "
-        "their own spread says a re-run could move it",
+        "the runs' spread says a re-run could move it",
         iops["ratio"].get<double>(), 1 / allowance, allowance);
     out["reason"] = reason;
   }
@@ -170,7 +181,7 @@ std::string main_direction_name(const JobResult& job) {
   return job.read && main == &*job.read ? "read" : "write";
 }
 
-Json compare_job(const JobResult& a, const JobResult& b, double alpha) {
+Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread run) {
   Json out = b.header_json();
   const std::string direction = main_direction_name(b);
   if (direction.empty() || main_direction_name(a) != direction) {
@@ -194,10 +205,9 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha) {
   // run's IOPS moves its latency by the same factor. Per-second latency percentiles come from
   // histogram buckets and barely vary inside a run, so their own spread would understate that
   // drift; in the lab, two boots of one scenario moved p50 by 6-7 % at p < 0.005 while IOPS
-  // stayed inside its allowance.
-  const double latency_allowance_floor =
-      enough ? run_to_run_allowance(samples_a, samples_b, alpha) : 1;
-  LatencyComparison latency = compare_latency(stats_a, stats_b, alpha, latency_allowance_floor);
+  // stayed inside its allowance. So the IOPS allowance is the latency's floor too.
+  const double allowance = enough ? run_to_run_allowance(samples_a, samples_b, alpha, run) : 1;
+  LatencyComparison latency = compare_latency(stats_a, stats_b, alpha, allowance);
   out["latency"] = std::move(latency.json);
   if (!enough) {
     out["verdict"] = "insufficient-samples";
@@ -205,7 +215,7 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha) {
                     " per-second samples cannot reach p < alpha; run the probe longer";
     return out;
   }
-  const std::string iops_verdict = add_iops_test(out, samples_a, samples_b, alpha);
+  const std::string iops_verdict = add_iops_test(out, samples_a, samples_b, alpha, allowance);
   // A job regressed when its throughput or a latency percentile did; a tail that grew while the
   // IOPS held is still a regression for a database.
   if (iops_verdict == "regression" || latency.worse) {
@@ -216,6 +226,18 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha) {
     out["verdict"] = "no-significant-change";
   }
   return out;
+}
+
+// The median per-second spread of the jobs that ran; 0 when none has two samples.
+double run_spread(const std::vector<JobResult>& results) {
+  std::vector<double> spreads;
+  for (const auto& job : results) {
+    const DirectionResult* main = job.main_direction();
+    if (job.status_or_ok() != "ok" || main == nullptr) continue;
+    const double spread = coefficient_of_variation(iops_samples(*main));
+    if (std::isfinite(spread)) spreads.push_back(spread);
+  }
+  return spreads.empty() ? 0 : median(std::move(spreads));
 }
 
 }  // namespace
@@ -231,6 +253,7 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
   }
   const auto results_a = job_results(*jobs_a);
   const auto results_b = job_results(*jobs_b);
+  const RunSpread spread{run_spread(results_a), run_spread(results_b)};
   std::map<std::string, const JobResult*> by_name_a;
   for (const auto& job : results_a)
     by_name_a.emplace(job.name, &job);
@@ -250,7 +273,7 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
                          other->second->status_or_ok() + " → " + job.status_or_ok() + ")";
       jobs.push_back(std::move(failed));
     } else {
-      jobs.push_back(compare_job(*other->second, job, alpha));
+      jobs.push_back(compare_job(*other->second, job, alpha, spread));
     }
   }
   for (const auto& job : results_a) {
@@ -259,7 +282,9 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
     only["verdict"] = "only-in-a";
     jobs.push_back(std::move(only));
   }
-  return {{"alpha", alpha}, {"jobs", std::move(jobs)}};
+  return {{"alpha", alpha},
+          {"run_spread", {{"a", spread.a}, {"b", spread.b}}},
+          {"jobs", std::move(jobs)}};
 }
 
 }  // namespace kdrift
