@@ -8,7 +8,7 @@
 namespace kdrift {
 
 SysRoot sysroot_argument(const std::string& argument) {
-  auto root = open_sysroot(argument, with_sos_commands);
+  auto root = open_sysroot(argument, sos_report_format());
   if (!root) throw FatalError("--root " + terminal_safe(argument) + ": " + root.error().describe());
   return std::move(*root);
 }

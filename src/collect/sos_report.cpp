@@ -223,4 +223,11 @@ std::shared_ptr<const SysRootBackend> with_sos_commands(
   return report;
 }
 
+SourceFormat sos_report_format() {
+  SourceFormat format{.layer = with_sos_commands, .reads = {}};
+  for (const auto& output : kCommandOutputs)
+    format.reads.push_back(output.source.substr(1));
+  return format;
+}
+
 }  // namespace kdrift

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "util/sysroot_backend.h"
+#include "util/sysroot_open.h"
 
 namespace kdrift {
 
@@ -22,5 +23,8 @@ bool is_sos_report(const SysRootBackend& backend);
 // through a symlink.
 std::shared_ptr<const SysRootBackend> with_sos_commands(
     std::shared_ptr<const SysRootBackend> backend);
+
+// with_sos_commands and the command outputs it reads, for open_sysroot.
+SourceFormat sos_report_format();
 
 }  // namespace kdrift

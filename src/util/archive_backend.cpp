@@ -50,6 +50,9 @@ Result<std::string> ArchiveBackend::read(const std::string& path, size_t max_byt
   if (!node) return node.error();
   if ((*node)->type == Type::kSymlink) return make_error(ELOOP, path);
   if ((*node)->type != Type::kFile) return make_error(EINVAL, path + " is not a regular file");
+  if (!(*node)->held) {
+    return make_error(ENODATA, path + " (in the archive, but outside what kdrift reads from one)");
+  }
   const std::string& content = (*node)->data;
   if (content.size() <= max_bytes) return content;
   if (head_only) return content.substr(0, max_bytes);

@@ -64,7 +64,8 @@ std::string parent_of(const std::string& path) {
 // Adds members one by one, refusing what a dump never holds; the first refusal ends the read.
 class ArchiveTreeBuilder {
  public:
-  explicit ArchiveTreeBuilder(const ArchiveLimits& limits) : limits_(limits) {}
+  ArchiveTreeBuilder(const ArchiveLimits& limits, const HoldPolicy& hold)
+      : limits_(limits), hold_(hold) {}
 
   Result<ArchiveTree> read(archive* reader) {
     while (true) {
@@ -158,14 +159,17 @@ class ArchiveTreeBuilder {
   // `tar -r` leaves it): then no reading of "last one wins" can make a replay differ from the
   // capture that wrote the dump.
   Result<ArchiveTree::Node*> insert(const std::string& path, ArchiveTree::Node::Type type,
-                                    std::string data = {}) {
+                                    std::string data = {}, bool held = true) {
     auto [it, added] = tree_.nodes_.try_emplace(path);
     if (!added) {
-      if (it->second.type == type && it->second.data == data) return &it->second;
+      if (it->second.type == type && it->second.data == data && it->second.held == held) {
+        return &it->second;
+      }
       return refuse("named twice in the archive");
     }
     it->second.type = type;
     it->second.data = std::move(data);
+    it->second.held = held;
     tree_.nodes_[parent_of(path)].names.insert(path.substr(path.rfind('/') + 1));
     return &it->second;
   }
@@ -188,6 +192,7 @@ class ArchiveTreeBuilder {
   Status add_file(archive* reader, archive_entry* entry, const std::string& path) {
     const auto declared =
         archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : la_int64_t{0};
+    if (hold_ && !hold_(path)) return skip_file(reader, path, std::max<la_int64_t>(declared, 0));
     if (auto fits = check_size(static_cast<uint64_t>(std::max<la_int64_t>(declared, 0))); !fits) {
       return fits.error();
     }
@@ -211,6 +216,20 @@ class ArchiveTreeBuilder {
     return ok_status();
   }
 
+  // Only the header's size is known without decompressing: a member that lies about it is read
+  // past by libarchive all the same, within what the stream holds.
+  Status skip_file(archive* reader, const std::string& path, la_int64_t declared) {
+    skipped_bytes_ += static_cast<uint64_t>(declared);
+    if (skipped_bytes_ > limits_.skipped_bytes) {
+      return refuse("brings the archive past " + std::to_string(limits_.skipped_bytes) +
+                    " bytes of files not read");
+    }
+    if (archive_read_data_skip(reader) != ARCHIVE_OK) return unreadable(reader);
+    auto node = insert(path, ArchiveTree::Node::Type::kFile, {}, /*held=*/false);
+    if (!node) return node.error();
+    return ok_status();
+  }
+
   Status check_size(uint64_t size) const {
     if (size > limits_.member_bytes) {
       return refuse(std::to_string(size) + " bytes, more than the " +
@@ -224,17 +243,20 @@ class ArchiveTreeBuilder {
   }
 
   const ArchiveLimits limits_;
+  const HoldPolicy& hold_;
   ArchiveTree tree_;
   std::string raw_name_;
   size_t members_ = 0;
   uint64_t total_bytes_ = 0;
+  uint64_t skipped_bytes_ = 0;
 };
 
 ArchiveTree::ArchiveTree() {
   nodes_["/"];
 }
 
-Result<ArchiveTree> ArchiveTree::read_file(const std::string& path, const ArchiveLimits& limits) {
+Result<ArchiveTree> ArchiveTree::read_file(const std::string& path, const ArchiveLimits& limits,
+                                           const HoldPolicy& hold) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (!fd) return make_error(errno, "open");
   struct stat st {};
@@ -244,15 +266,16 @@ Result<ArchiveTree> ArchiveTree::read_file(const std::string& path, const Archiv
   if (archive_read_open_fd(reader.get(), fd.get(), 65536) != ARCHIVE_OK) {
     return unreadable(reader.get());
   }
-  return ArchiveTreeBuilder(limits).read(reader.get());
+  return ArchiveTreeBuilder(limits, hold).read(reader.get());
 }
 
-Result<ArchiveTree> ArchiveTree::read_bytes(std::string_view bytes, const ArchiveLimits& limits) {
+Result<ArchiveTree> ArchiveTree::read_bytes(std::string_view bytes, const ArchiveLimits& limits,
+                                            const HoldPolicy& hold) {
   auto reader = new_reader();
   if (archive_read_open_memory(reader.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
     return unreadable(reader.get());
   }
-  return ArchiveTreeBuilder(limits).read(reader.get());
+  return ArchiveTreeBuilder(limits, hold).read(reader.get());
 }
 
 const ArchiveTree::Node* ArchiveTree::find(std::string_view path) const {

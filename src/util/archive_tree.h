@@ -3,10 +3,14 @@
 // dump a stranger attached is served from here, so none of its names, modes or owners ever reach
 // a filesystem. Only regular files, directories and symlinks are taken, under relative names
 // without "." or ".." components, and within ArchiveLimits; anything else refuses the archive
-// with an error naming the member.
+// with an error naming the member. A HoldPolicy may name the members whose content is worth
+// memory: the others are kept as names (a read of one says it was not held), their bytes skipped
+// within ArchiveLimits::skipped_bytes, so a sos report's logs and symbol tables neither fill
+// memory nor refuse the archive.
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -21,6 +25,7 @@ struct ArchiveLimits {
   uint64_t member_bytes;  // one regular file's content
   size_t members;         // entries in the archive
   size_t depth;           // components in a member's name
+  uint64_t skipped_bytes;  // the declared sizes of the files not held, together
 };
 
 // The largest committed dump (tests/fixtures/sysroots/generic-6.12) holds 716 KB in 455 members,
@@ -33,7 +38,14 @@ inline constexpr ArchiveLimits kDumpArchiveLimits{
     .member_bytes = uint64_t{16} << 20,
     .members = 100'000,
     .depth = 64,
+    // A default sos report of a server: 25 MiB per log file (sos's --log-size) times a few dozen
+    // logs; skipping decompresses, so this bounds the time a hostile archive can take.
+    .skipped_bytes = uint64_t{4} << 30,
 };
+
+// Whether the file at an absolute path in the archive ("/sosreport-x/proc/cpuinfo") is held in
+// memory; an empty policy holds every file.
+using HoldPolicy = std::function<bool(std::string_view path)>;
 
 class ArchiveTree {
  public:
@@ -41,14 +53,17 @@ class ArchiveTree {
     enum class Type { kFile, kDirectory, kSymlink };
     Type type = Type::kDirectory;
     std::string data;                          // a file's content, or a symlink's target
+    bool held = true;                          // false: a file named but its content not kept
     std::set<std::string, std::less<>> names;  // a directory's entries
   };
 
   // Reads the archive at path (any filter kdrift links: gzip, xz, bzip2, zstd, lz4, or none).
   static Result<ArchiveTree> read_file(const std::string& path,
-                                       const ArchiveLimits& limits = kDumpArchiveLimits);
+                                       const ArchiveLimits& limits = kDumpArchiveLimits,
+                                       const HoldPolicy& hold = {});
   static Result<ArchiveTree> read_bytes(std::string_view bytes,
-                                        const ArchiveLimits& limits = kDumpArchiveLimits);
+                                        const ArchiveLimits& limits = kDumpArchiveLimits,
+                                        const HoldPolicy& hold = {});
 
   // The node at an absolute path ("/sys/block"; "/" is the top), no symlink followed.
   const Node* find(std::string_view path) const;

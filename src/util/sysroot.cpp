@@ -217,7 +217,8 @@ Result<std::string> SysRoot::read_resolved(const std::string& requested,
     // Not a failure a dump records: the dump holds the directory or symlink itself.
     if (code == EINVAL) return make_error(EINVAL, requested + " is not a regular file");
     Error failure = fail(requested, code);
-    if (code == EACCES) failure.context = content.error().context;  // says whose file it is
+    // Their backends say why: whose file it is, or that an archive did not hold it.
+    if (code == EACCES || code == ENODATA) failure.context = content.error().context;
     return failure;
   }
   if (log_ != nullptr) log_->file(resolved, *content);

@@ -58,7 +58,26 @@ std::string absolute_name(const std::string& argument) {
   return name;
 }
 
-Result<std::shared_ptr<const SysRootBackend>> backend_for(const std::string& name) {
+// The host's folders a capture reads files from.
+constexpr std::string_view kReadTops[] = {"proc", "sys", "boot", "dev", "etc"};
+
+bool is_below(std::string_view path, std::string_view top) {
+  return path.starts_with(top) && (path.size() == top.size() || path[top.size()] == '/');
+}
+
+bool read_from_top(std::string_view relative, const SourceFormat& format) {
+  if (relative.find('/') == std::string_view::npos) return true;  // the manifest, version.txt
+  for (const auto top : kReadTops) {
+    if (is_below(relative, top)) return true;
+  }
+  for (const auto read : format.reads) {
+    if (is_below(relative, read)) return true;
+  }
+  return false;
+}
+
+Result<std::shared_ptr<const SysRootBackend>> backend_for(const std::string& name,
+                                                          const SourceFormat& format) {
   struct stat st {};
   if (::stat(name.c_str(), &st) != 0) {
     return make_error(errno, name + " (no such directory or dump archive)");
@@ -69,7 +88,9 @@ Result<std::shared_ptr<const SysRootBackend>> backend_for(const std::string& nam
   if (!S_ISREG(st.st_mode)) {
     return make_error(EINVAL, name + ": neither a directory nor a dump archive");
   }
-  auto tree = ArchiveTree::read_file(name);
+  auto tree = ArchiveTree::read_file(name, kDumpArchiveLimits, [&format](std::string_view path) {
+    return capture_may_read(path, format);
+  });
   if (!tree) return tree.error();
   return std::shared_ptr<const SysRootBackend>(std::make_shared<ArchiveBackend>(std::move(*tree)));
 }
@@ -94,17 +115,26 @@ Result<std::string> sysroot_folder(const SysRootBackend& backend) {
                        " at its top, and not one folder holding them (" + found_names(*top) + ")");
 }
 
-Result<SysRoot> open_sysroot(const std::string& argument, BackendLayer layer) {
+bool capture_may_read(std::string_view path, const SourceFormat& format) {
+  const auto start = path.find_first_not_of('/');
+  if (start == std::string_view::npos) return true;
+  const std::string_view relative = path.substr(start);
+  if (read_from_top(relative, format)) return true;
+  const auto slash = relative.find('/');
+  return slash != std::string_view::npos && read_from_top(relative.substr(slash + 1), format);
+}
+
+Result<SysRoot> open_sysroot(const std::string& argument, const SourceFormat& format) {
   const std::string name = absolute_name(argument);
   if (name == "/") return SysRoot("/");
-  auto backend = backend_for(name);
+  auto backend = backend_for(name, format);
   if (!backend) return backend.error();
   auto folder = sysroot_folder(**backend);
   if (!folder) return folder.error();
   std::shared_ptr<const SysRootBackend> served =
       *folder == "/" ? std::move(*backend)
                      : std::make_shared<SubtreeBackend>(std::move(*backend), *folder);
-  return SysRoot(name, layer == nullptr ? std::move(served) : layer(std::move(served)));
+  return SysRoot(name, format.layer == nullptr ? std::move(served) : format.layer(std::move(served)));
 }
 
 }  // namespace kdrift

@@ -6,6 +6,8 @@
 // folder would look like a host where nothing could be read.
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "util/result.h"
 #include "util/sysroot.h"
@@ -13,13 +15,26 @@
 
 namespace kdrift {
 
-// "/" is the live host; a directory is read below its descriptor; a regular file is a tar
-// archive (any compression libarchive reads) held in memory within kDumpArchiveLimits.
-// layer, when given, is laid over the files found (a source format's adapter: a sos report's
-// command outputs); the live host is never layered.
+// A format other tools pack a host's files in: its adapter, laid over the files found (a sos
+// report's command outputs), and the files it reads there besides the host's own ("sos_commands/
+// kernel/dmesg"), relative to the tree's top.
 using BackendLayer =
     std::shared_ptr<const SysRootBackend> (*)(std::shared_ptr<const SysRootBackend>);
-Result<SysRoot> open_sysroot(const std::string& argument, BackendLayer layer = nullptr);
+struct SourceFormat {
+  BackendLayer layer = nullptr;
+  std::vector<std::string_view> reads;
+};
+
+// "/" is the live host; a directory is read below its descriptor; a regular file is a tar
+// archive (any compression libarchive reads) held in memory within kDumpArchiveLimits, but only
+// the files a capture may read: those below the host's proc, sys, boot, dev and etc, a format's
+// reads, and the files at the tree's top; any other is a name whose read fails with ENODATA.
+// The format's layer, when given, is laid over the files found; the live host is never layered.
+Result<SysRoot> open_sysroot(const std::string& argument, const SourceFormat& format = {});
+
+// Whether the file at path (absolute, in an archive) is one a capture may read, the tree being
+// at the archive's top or in its one top folder.
+bool capture_may_read(std::string_view path, const SourceFormat& format);
 
 // The folder of backend to serve as the root: "/" or "/<the one top folder>".
 Result<std::string> sysroot_folder(const SysRootBackend& backend);

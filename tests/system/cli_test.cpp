@@ -121,6 +121,37 @@ TEST(Cli, ADumpRepackedUnderOneTopFolderCapturesAsTheDumpItself) {
   }
 }
 
+// A default sos report of a server holds journal exports and logs of 25 MiB each and a symbol
+// table; none is read by a capture, so none may refuse the archive or fill memory.
+TEST(Cli, ASosReportWithLargeLogsCapturesAsWithoutThem) {
+  testing::TempDir dir;
+  const std::string name = "sosreport-vm-2026-12-01-oykriwp";
+  const std::string fixture = testing::source_dir() + "/tests/fixtures/sos/" + name + ".tar.xz";
+  const std::string report = dir.path() + "/" + name;
+  ASSERT_EQ(testing::run_command("tar -C " + dir.path() + " -xJf " + fixture + " && mkdir -p " +
+                                 report + "/sos_commands/logs " + report + "/var/log && head -c " +
+                                 "100M /dev/zero > " + report +
+                                 "/sos_commands/logs/journalctl_--no-pager && head -c 20M " +
+                                 "/dev/urandom > " + report + "/var/log/syslog && tar -C " +
+                                 dir.path() + " -czf " + dir.path() + "/large.tar.gz " + name)
+                .status,
+            0);
+  Json snapshots[2];
+  const std::string roots[2] = {fixture, dir.path() + "/large.tar.gz"};
+  for (int i = 0; i < 2; ++i) {
+    const KdriftRun run = kdrift("capture --root " + roots[i] + " -o " + dir.path() + "/s.json");
+    ASSERT_EQ(run.status, 0) << roots[i] << ": " << run.out;
+    std::ifstream in(dir.path() + "/s.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto snapshot = parse_snapshot(text.str(), "s.json");
+    ASSERT_TRUE(snapshot.ok()) << snapshot.error().describe();
+    snapshots[i] = std::move(*snapshot);
+    snapshots[i].erase("capture");  // when and from where
+  }
+  EXPECT_EQ(snapshots[0], snapshots[1]);
+}
+
 TEST(Cli, AuditPrintsASummaryAndProbesTheCurrentDirectory) {
   testing::TempDir dir;
   const KdriftRun run =

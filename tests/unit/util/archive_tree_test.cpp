@@ -50,8 +50,9 @@ std::string tar(const std::vector<std::string>& members) {
 }
 
 // The error for an archive that must be refused; it must name the member.
-std::string refusal(const std::string& bytes, const ArchiveLimits& limits = kDumpArchiveLimits) {
-  auto tree = ArchiveTree::read_bytes(bytes, limits);
+std::string refusal(const std::string& bytes, const ArchiveLimits& limits = kDumpArchiveLimits,
+                    const HoldPolicy& hold = {}) {
+  auto tree = ArchiveTree::read_bytes(bytes, limits, hold);
   EXPECT_FALSE(tree.ok());
   return tree ? std::string() : tree.error().describe();
 }
@@ -107,12 +108,43 @@ TEST(ArchiveTree, RefusesEverythingButFilesDirectoriesAndSymlinks) {
   }
 }
 
+// A sos report holds logs and symbol tables no capture reads: their names are kept, their bytes
+// neither held nor counted against the content limits, only against skipped_bytes.
+TEST(ArchiveTree, FilesOutsideTheHoldPolicyAreNamesOnly) {
+  const ArchiveLimits limits{
+      .total_bytes = 20, .member_bytes = 12, .members = 10, .depth = 4, .skipped_bytes = 100};
+  const HoldPolicy hold = [](std::string_view path) { return path.starts_with("/h/proc/"); };
+  const std::string log(45, 'l');
+  auto tree = ArchiveTree::read_bytes(
+      tar({ustar("h/proc/cmdline", '0', "quiet\n"), ustar("h/var/log/syslog", '0', log),
+           ustar("h/var/log/syslog", '0', log)}),  // `tar -r` of the same log: still one entry
+      limits, hold);
+  ASSERT_TRUE(tree.ok()) << tree.error().describe();
+  EXPECT_EQ(tree->find("/h/proc/cmdline")->data, "quiet\n");
+  EXPECT_TRUE(tree->find("/h/proc/cmdline")->held);
+  const auto* syslog = tree->find("/h/var/log/syslog");
+  ASSERT_NE(syslog, nullptr);
+  EXPECT_EQ(syslog->type, Type::kFile);
+  EXPECT_FALSE(syslog->held);
+  EXPECT_EQ(syslog->data, "");
+  // The bytes skipped are bounded too: skipping still decompresses them.
+  EXPECT_NE(refusal(tar({ustar("h/a", '0', std::string(90, 'l')), ustar("h/b", '0', std::string(11, 'x'))}),
+                    limits, hold)
+                .find("member \"h/b\": brings the archive past 100 bytes of files not read"),
+            std::string::npos);
+  // What the policy holds is held to the content limits as before.
+  EXPECT_NE(refusal(tar({ustar("h/proc/big", '0', std::string(13, 'x'))}), limits, hold)
+                .find("13 bytes, more than the 12"),
+            std::string::npos);
+}
+
 TEST(ArchiveTree, RefusesASymlinkWithoutTarget) {
   EXPECT_NE(refusal(tar({ustar("l", '2')})).find("without a target"), std::string::npos);
 }
 
 TEST(ArchiveTree, EachLimitRefusesTheMemberThatCrossesIt) {
-  const ArchiveLimits limits{.total_bytes = 20, .member_bytes = 12, .members = 3, .depth = 3};
+  const ArchiveLimits limits{
+      .total_bytes = 20, .member_bytes = 12, .members = 3, .depth = 3, .skipped_bytes = 0};
   auto within = ArchiveTree::read_bytes(
       tar({ustar("a/b/c", '0', std::string(12, 'x')), ustar("d", '0', std::string(8, 'y'))}),
       limits);

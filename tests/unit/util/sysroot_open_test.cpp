@@ -44,6 +44,41 @@ TEST(SysrootOpen, AnArchiveWithOneTopFolderIsReadFromInsideIt) {
   EXPECT_FALSE(root->live());
 }
 
+TEST(SysrootOpen, AnArchiveHoldsOnlyWhatACaptureReads) {
+  TempDir dir;
+  auto root = open_sysroot(
+      write_archive(dir, {{"sosreport-h/proc/cmdline", Member::Type::kFile, "quiet\n"},
+                          {"sosreport-h/version.txt", Member::Type::kFile, "sosreport: 4.5\n"},
+                          {"sosreport-h/var/log/syslog", Member::Type::kFile, "log\n"},
+                          {"sosreport-h/sos_commands/kernel/dmesg", Member::Type::kFile, "x\n"},
+                          {"sosreport-h/sos_commands/logs/journal", Member::Type::kFile, "j\n"}}),
+      SourceFormat{.layer = nullptr, .reads = {"sos_commands/kernel/dmesg"}});
+  ASSERT_TRUE(root.ok()) << root.error().describe();
+  EXPECT_EQ(*root->read_value("/proc/cmdline"), "quiet");
+  EXPECT_EQ(*root->read_value("/version.txt"), "sosreport: 4.5");
+  EXPECT_EQ(*root->read_value("/sos_commands/kernel/dmesg"), "x");
+  for (const char* unread : {"/var/log/syslog", "/sos_commands/logs/journal"}) {
+    const auto read = root->read(unread);
+    ASSERT_FALSE(read.ok()) << unread;
+    EXPECT_EQ(read.error().code, ENODATA) << unread;
+    EXPECT_NE(read.error().context.find("outside what kdrift reads"), std::string::npos);
+  }
+  EXPECT_EQ(root->list("/var/log")->size(), 1u);  // still listed by name
+}
+
+TEST(SysrootOpen, CaptureMayReadTheHostsFoldersAtTheTopOrInTheOneFolder) {
+  const SourceFormat sos{.layer = nullptr, .reads = {"sos_commands/kernel/dmesg"}};
+  for (const char* held : {"/proc/cmdline", "/x/proc/cmdline", "/sys/block/vda/size",
+                           "/h/boot/config-6.1.0", "/h/etc/tuned/active_profile", "/dev/kmsg",
+                           "/kdrift-sysroot.json", "/h/version.txt", "/h/sos_commands/kernel/dmesg"})
+    EXPECT_TRUE(capture_may_read(held, sos)) << held;
+  for (const char* skipped : {"/h/var/log/syslog", "/var/log/syslog", "/h/proc2/x",
+                              "/h/sos_commands/kernel/dmesg.1", "/h/sos_commands/logs/journal",
+                              "/a/b/proc/cmdline", "/h/sos_reports/sos.json"})
+    EXPECT_FALSE(capture_may_read(skipped, sos)) << skipped;
+  EXPECT_FALSE(capture_may_read("/h/sos_commands/kernel/dmesg", SourceFormat{}));
+}
+
 TEST(SysrootOpen, ADirectoryWithOneTopFolderIsReadFromInsideIt) {
   TempDir dir;
   dir.write("sosreport-host-2026/proc/cmdline", "quiet\n");
