@@ -128,7 +128,8 @@ TEST(ArchiveTree, FilesOutsideTheHoldPolicyAreNamesOnly) {
   EXPECT_FALSE(syslog->held);
   EXPECT_EQ(syslog->data, "");
   // The bytes skipped are bounded too: skipping still decompresses them.
-  EXPECT_NE(refusal(tar({ustar("h/a", '0', std::string(90, 'l')), ustar("h/b", '0', std::string(11, 'x'))}),
+  EXPECT_NE(refusal(tar({ustar("h/a", '0', std::string(90, 'l')),
+                         ustar("h/b", '0', std::string(11, 'x'))}),
                     limits, hold)
                 .find("member \"h/b\": brings the archive past 100 bytes of files not read"),
             std::string::npos);

@@ -145,8 +145,7 @@ TEST_P(DirectoryRoot, AFileTheTreesOwnerMayNotReadIsRefused) {
   const auto linked = reader.read("/proc/linked");
   ASSERT_FALSE(linked.ok());
   EXPECT_EQ(linked.error().code, EACCES);
-  EXPECT_NE(linked.error().context.find("uid 65534"), std::string::npos)
-      << linked.error().context;
+  EXPECT_NE(linked.error().context.find("uid 65534"), std::string::npos) << linked.error().context;
   EXPECT_EQ(*reader.read("/proc/cmdline"), "mine\n");
   EXPECT_EQ(*reader.read("/proc/shared"), "readable by all\n");
   EXPECT_EQ(*reader.read("/proc/owned-unreadable"), "mine too\n");  // its owner can chmod it

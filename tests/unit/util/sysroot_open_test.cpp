@@ -68,13 +68,14 @@ TEST(SysrootOpen, AnArchiveHoldsOnlyWhatACaptureReads) {
 
 TEST(SysrootOpen, CaptureMayReadTheHostsFoldersAtTheTopOrInTheOneFolder) {
   const SourceFormat sos{.layer = nullptr, .reads = {"sos_commands/kernel/dmesg"}};
-  for (const char* held : {"/proc/cmdline", "/x/proc/cmdline", "/sys/block/vda/size",
-                           "/h/boot/config-6.1.0", "/h/etc/tuned/active_profile", "/dev/kmsg",
-                           "/kdrift-sysroot.json", "/h/version.txt", "/h/sos_commands/kernel/dmesg"})
+  for (const char* held :
+       {"/proc/cmdline", "/x/proc/cmdline", "/sys/block/vda/size", "/h/boot/config-6.1.0",
+        "/h/etc/tuned/active_profile", "/dev/kmsg", "/kdrift-sysroot.json", "/h/version.txt",
+        "/h/sos_commands/kernel/dmesg"})
     EXPECT_TRUE(capture_may_read(held, sos)) << held;
-  for (const char* skipped : {"/h/var/log/syslog", "/var/log/syslog", "/h/proc2/x",
-                              "/h/sos_commands/kernel/dmesg.1", "/h/sos_commands/logs/journal",
-                              "/a/b/proc/cmdline", "/h/sos_reports/sos.json"})
+  for (const char* skipped :
+       {"/h/var/log/syslog", "/var/log/syslog", "/h/proc2/x", "/h/sos_commands/kernel/dmesg.1",
+        "/h/sos_commands/logs/journal", "/a/b/proc/cmdline", "/h/sos_reports/sos.json"})
     EXPECT_FALSE(capture_may_read(skipped, sos)) << skipped;
   EXPECT_FALSE(capture_may_read("/h/sos_commands/kernel/dmesg", SourceFormat{}));
 }
