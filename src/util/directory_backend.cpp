@@ -52,8 +52,8 @@ bool owner_may_read(const struct stat& file, const TreeOwner& owner) {
   return file.st_gid == owner.gid && (file.st_mode & S_IRGRP) != 0;
 }
 
-Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes,
-                                 bool head_only, const std::optional<TreeOwner>& owner) {
+Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes, bool head_only,
+                                 const std::optional<TreeOwner>& owner) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno, path);
   if (!S_ISREG(st.st_mode)) return make_error(EINVAL, path + " is not a regular file");

@@ -134,7 +134,8 @@ Result<SysRoot> open_sysroot(const std::string& argument, const SourceFormat& fo
   std::shared_ptr<const SysRootBackend> served =
       *folder == "/" ? std::move(*backend)
                      : std::make_shared<SubtreeBackend>(std::move(*backend), *folder);
-  return SysRoot(name, format.layer == nullptr ? std::move(served) : format.layer(std::move(served)));
+  return SysRoot(name,
+                 format.layer == nullptr ? std::move(served) : format.layer(std::move(served)));
 }
 
 }  // namespace kdrift
