@@ -21,10 +21,10 @@
 namespace kdrift {
 
 struct ArchiveLimits {
-  uint64_t total_bytes;   // all regular files' content together
-  uint64_t member_bytes;  // one regular file's content
-  size_t members;         // entries in the archive
-  size_t depth;           // components in a member's name
+  uint64_t total_bytes;    // all regular files' content together
+  uint64_t member_bytes;   // one regular file's content
+  size_t members;          // entries in the archive
+  size_t depth;            // components in a member's name
   uint64_t skipped_bytes;  // the declared sizes of the files not held, together
 };
 
