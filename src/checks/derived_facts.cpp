@@ -8,6 +8,7 @@
 #include "snapshot/json_access.h"
 #include "snapshot/nvme_queues.h"
 #include "snapshot/pci_link.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -120,6 +121,45 @@ IommuVendor iommu_vendor(const Json& snapshot) {
   return IommuVendor::kUnknown;
 }
 
+// A register as sysfs prints it (%llx: no prefix, at most 16 digits).
+std::optional<uint64_t> register_value(const Json& attributes, std::string_view name) {
+  const std::string text = text_member(attributes, name);
+  if (text.empty() || text.size() > 16 || text.starts_with("0x")) return std::nullopt;
+  return parse_uint("0x" + text);
+}
+
+// Whether one unit caches not-present entries in the way that forces strict; none when its
+// registers do not say. VT-d: Caching Mode is capability bit 7, but in later kernels it forces
+// strict only when the driver translates with second-level tables (first_level_by_default()), certain only
+// without scalable mode (extended capability bit 43). AMD: NpCache is capability bit 26.
+std::optional<bool> unit_caches_not_present(const Json& attributes, IommuVendor vendor) {
+  const auto cap = register_value(attributes, "cap");
+  if (!cap) return std::nullopt;
+  if (vendor == IommuVendor::kAmd) return ((*cap >> 26) & 1) != 0;
+  if (((*cap >> 7) & 1) == 0) return false;
+  const auto ecap = register_value(attributes, "ecap");
+  if (!ecap || ((*ecap >> 43) & 1) != 0) return std::nullopt;
+  return true;
+}
+
+// From the captured registers of the vendor's units: true when any unit forces strict.
+std::optional<bool> caches_not_present(const Json& snapshot, IommuVendor vendor) {
+  if (vendor == IommuVendor::kUnknown) return std::nullopt;
+  const std::string type = vendor == IommuVendor::kIntel ? "intel-iommu" : "amd-iommu";
+  const Json* units = object_at(snapshot, {"iommu", "units"});
+  if (units == nullptr) return std::nullopt;
+  std::optional<bool> caches;
+  for (const auto& [name, unit] : units->items()) {
+    if (!unit.is_object() || text_member(unit, "type") != type) continue;
+    const Json* attributes = member(unit, "attributes");
+    if (attributes == nullptr || !attributes->is_object()) continue;
+    const auto unit_caches = unit_caches_not_present(*attributes, vendor);
+    if (unit_caches == true) return true;
+    if (unit_caches) caches = false;
+  }
+  return caches;
+}
+
 IommuInputs iommu_inputs(const Json& snapshot) {
   static constexpr std::string_view kParameters[] = {"intel_iommu", "amd_iommu", "iommu",
                                                      "iommu.strict", "iommu.passthrough"};
@@ -154,6 +194,7 @@ IommuInputs iommu_inputs(const Json& snapshot) {
     // A unit that could not be resolved is named under "unavailable": then nothing is known.
     if (!units->contains("unavailable")) inputs.units_registered = !units->empty();
   }
+  inputs.caches_not_present = caches_not_present(snapshot, inputs.vendor);
   const Json* flag = at(snapshot, {"environment", "virtualization", "cpuinfo_hypervisor_flag"});
   const Json* hypervisor = at(snapshot, {"cpu", "processor", "hypervisor"});
   inputs.virtualized =

@@ -31,7 +31,10 @@ struct Driver {
   // Symbols that turn it on by default; none: it is on wherever it is built.
   std::array<std::string_view, 2> default_on;
   std::string_view forced_strict;  // the deprecated option of its parameter that forces strict
-  bool strict_when_virtualized = false;
+  // The register bit by which its IOMMU says it caches not-present entries, which forces strict.
+  std::string_view caching_bit;
+  // Whether a virtual machine's IOMMU is taken to set that bit when the registers are unknown.
+  bool caches_when_virtualized = false;
 };
 
 constexpr Driver kIntel{
@@ -40,8 +43,12 @@ constexpr Driver kIntel{
     "CONFIG_INTEL_IOMMU",
     {"CONFIG_INTEL_IOMMU_DEFAULT_ON", "CONFIG_INTEL_IOMMU_DEFAULT_ON_INTGPU_OFF"},
     "strict",
+    "Caching Mode (capability bit 7)",
     false};
-constexpr Driver kAmd{"AMD IOMMU", "amd_iommu", "CONFIG_AMD_IOMMU", {}, "fullflush", true};
+constexpr Driver kAmd{"AMD IOMMU",  "amd_iommu",
+                      "CONFIG_AMD_IOMMU", {},
+                      "fullflush",  "NpCache (capability bit 26)",
+                      true};
 
 std::string text_of(std::string_view view) {
   return std::string(view);
@@ -261,12 +268,18 @@ Path driver_path(const IommuInputs& inputs, const Driver& driver) {
     return path;
   }
   auto strict = strict_invalidation(inputs, driver, own, path.steps);
-  if (strict && !*strict && driver.strict_when_virtualized && inputs.virtualized) {
-    path.steps.push_back({"a virtual machine",
-                          "the AMD driver forces strict when the IOMMU reports NpCache, as "
-                          "emulated ones do",
-                          Source::kHardware});
-    strict = true;
+  if (strict && !*strict) {
+    const std::string forces = "the " + text_of(driver.name) + " driver forces strict when the " +
+                               "IOMMU reports " + text_of(driver.caching_bit) +
+                               ", as emulated ones do";
+    if (inputs.caches_not_present == true) {
+      path.steps.push_back({text_of(driver.caching_bit), forces, Source::kHardware});
+      strict = true;
+    } else if (!inputs.caches_not_present && driver.caches_when_virtualized &&
+               inputs.virtualized) {
+      path.steps.push_back({"a virtual machine", forces, Source::kHardware});
+      strict = true;
+    }
   }
   if (strict) path.mode = *strict ? IommuMode::kTranslatedStrict : IommuMode::kTranslatedLazy;
   return path;

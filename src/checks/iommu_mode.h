@@ -17,8 +17,11 @@
 //     CONFIG_IOMMU_DEFAULT_PASSTHROUGH decides.
 //  5. Translated domains are strict with intel_iommu=strict or amd_iommu=fullflush (deprecated
 //     spellings that force it), else as iommu.strict=0|1 says, else strict only with
-//     CONFIG_IOMMU_DEFAULT_DMA_STRICT (lazy: DMA-FQ). The AMD driver also forces strict when its
-//     IOMMU reports NpCache, as the emulated ones in virtual machines do.
+//     CONFIG_IOMMU_DEFAULT_DMA_STRICT (lazy: DMA-FQ). Both drivers force strict when the IOMMU
+//     caches not-present entries, as emulated ones do: VT-d's Caching Mode (commit 29b32839725f,
+//     "iommu/vt-d: Do not use flush-queue when caching-mode is on"; later kernels only with
+//     second-level tables, so it counts only without scalable mode), AMD's NpCache; without the
+//     registers, an AMD IOMMU in a virtual machine is taken to report NpCache.
 // Parameters are parsed as the kernel does: comma-separated options, booleans by kstrtobool.
 
 #include <map>
@@ -45,6 +48,10 @@ struct IommuInputs {
   std::optional<std::map<std::string, std::string>> kconfig;
   IommuVendor vendor = IommuVendor::kUnknown;
   bool virtualized = false;
+  // Whether the vendor's IOMMU unit reports caching not-present entries (VT-d Caching Mode,
+  // capability register bit 7; AMD NpCache, capability header bit 26), as emulated IOMMUs do:
+  // both drivers then force strict. None when no unit's registers were captured.
+  std::optional<bool> caches_not_present;
   // Whether /sys/class/iommu lists a unit; none when it was not read. A driver that is on
   // registers its units there, so an empty list means no IOMMU is on, whatever was asked.
   std::optional<bool> units_registered;

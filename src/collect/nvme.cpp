@@ -50,10 +50,13 @@ std::optional<std::vector<std::string>> put_module_state(Json& section, std::str
                                                          const std::string& directory) {
   auto entries = root.list(directory);
   if (!entries) {
-    if (entries.error().code == ENOENT) {
+    if (entries.error().code != ENOENT) {
+      mark_unavailable(section, key, entries.error());
+    } else if (root.complete() || root.exists("/sys/module")) {
       section[std::string(key)] = "not loaded";
     } else {
-      mark_unavailable(section, key, entries.error());
+      mark_unavailable(section, key,
+                       "/sys/module is not in this tree: whether the module is loaded is unknown");
     }
     return std::nullopt;
   }

@@ -42,6 +42,7 @@ Result<SysrootDump> dump_sysroot(SysRoot root) {
   Json manifest = {{"schema", "kdrift.sysroot/1"},
                    {"kdrift_version", kKdriftVersion},
                    {"source_root", root.root()},
+                   {"complete", root.complete()},
                    {"errors", log.failures()},
                    {"unread", log.unread_files()}};
 

@@ -74,6 +74,8 @@ void SysRoot::load_manifest() {
   if (!parsed) return;  // a damaged manifest only loses error replay
   const auto& manifest = *parsed;
   if (!manifest.is_object()) return;
+  const auto complete = manifest.find("complete");
+  complete_dump_ = complete == manifest.end() || *complete == true;
   if (const auto it = manifest.find("errors"); it != manifest.end() && it->is_object()) {
     for (const auto& [path, code] : it->items()) {
       if (code.is_number_integer()) replayed_failures_[path] = code.get<int>();

@@ -39,6 +39,11 @@ class SysRoot {
 
   const std::string& root() const { return root_; }
   bool live() const { return root_ == "/"; }
+  // The live host, or a dump of one (its manifest says "complete", as every dump of a complete
+  // tree does; older dumps without the member were all of live hosts): every path a capture
+  // reads was looked up on the host, so one absent from the tree was absent there too. Other
+  // trees (sos reports, lscpu dumps, hand-made trees and their dumps) may not have collected it.
+  bool complete() const { return live() || complete_dump_; }
 
   // Whole content of a regular file, binary-safe. Files larger than max_bytes are an error (EFBIG),
   // never silently cut.
@@ -99,6 +104,7 @@ class SysRoot {
   std::string root_;
   std::shared_ptr<const SysRootBackend> backend_;
   AccessLog* log_ = nullptr;
+  bool complete_dump_ = false;
   std::map<std::string, int> replayed_failures_;
   std::map<std::string, std::set<std::string>> replayed_unread_;  // directory -> names
   Result<std::string> read_live_kmsg() const;

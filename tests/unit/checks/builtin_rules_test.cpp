@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "checks/analysis.h"
+#include "checks/derived_facts.h"
 #include "checks/rule_loader.h"
 
 namespace kdrift {
@@ -41,6 +42,24 @@ Json intel_host(const Json& cmdline, const std::string& default_on = "n") {
   snapshot["kernel"]["config"]["symbols"]["CONFIG_INTEL_IOMMU_DEFAULT_ON"] = default_on;
   snapshot["iommu"]["cmdline"] = cmdline;
   return snapshot;
+}
+
+// intel_iommu=on on a lazy build, in a guest whose emulated VT-d has Caching Mode (capability
+// bit 7) in legacy mode (no scalable mode, extended capability bit 43): the driver turns the
+// flush queue off, so the prediction is strict and says why; with scalable mode it cannot say.
+TEST(BuiltinRules, CachingModeInTheRegistersMakesThePredictionStrict) {
+  Json guest = intel_host({{"intel_iommu", "on"}});
+  guest["iommu"]["units"]["dmar0"]["attributes"] = {{"cap", "d2008c222602c6"}, {"ecap", "f00f5e"}};
+  const Json facts = with_derived_facts(guest)["derived"]["iommu"];
+  EXPECT_EQ(facts["predicted"], "translated-strict") << facts.dump(1);
+  EXPECT_NE(facts.dump().find("Caching Mode (capability bit 7)"), std::string::npos);
+  guest["iommu"]["units"]["dmar0"]["attributes"]["cap"] = "d2008c22260246";  // bit 7 clear
+  EXPECT_EQ(with_derived_facts(guest)["derived"]["iommu"]["predicted"], "translated-lazy");
+  guest["iommu"]["units"]["dmar0"]["attributes"] = {{"cap", "d2008c222602c6"},
+                                                    {"ecap", "80000f00f5e"}};  // scalable mode
+  EXPECT_EQ(with_derived_facts(guest)["derived"]["iommu"]["predicted"], "translated-lazy");
+  guest["iommu"]["units"]["dmar0"]["attributes"] = {{"cap", "not hex"}};
+  EXPECT_EQ(with_derived_facts(guest)["derived"]["iommu"]["predicted"], "translated-lazy");
 }
 
 TEST(BuiltinRules, CheckWarnsOfTranslationTheCommandLineAsksFor) {

@@ -137,8 +137,41 @@ TEST(IommuMode, AmdIsOnWhereBuiltAndStrictInAVirtualMachine) {
   const auto prediction = predict_iommu_mode(guest);
   EXPECT_EQ(prediction.mode, IommuMode::kTranslatedStrict);
   EXPECT_TRUE(basis_has(prediction,
-                        "a virtual machine: the AMD driver forces strict when the IOMMU reports "
-                        "NpCache, as emulated ones do"));
+                        "a virtual machine: the AMD IOMMU driver forces strict when the IOMMU "
+                        "reports NpCache (capability bit 26), as emulated ones do"));
+}
+
+// An emulated VT-d with caching-mode=on (QEMU's intel-iommu for device assignment) makes the
+// Intel driver drop the flush queue; the same guest without it stays lazy, virtual or not.
+TEST(IommuMode, IntelCachingModeForcesStrict) {
+  IommuInputs guest = inputs(kDebian61, IommuVendor::kIntel, {{"intel_iommu", "on"}});
+  guest.virtualized = true;
+  EXPECT_EQ(predict_iommu_mode(guest).mode, IommuMode::kTranslatedLazy);
+  guest.caches_not_present = false;
+  EXPECT_EQ(predict_iommu_mode(guest).mode, IommuMode::kTranslatedLazy);
+  guest.caches_not_present = true;
+  const auto prediction = predict_iommu_mode(guest);
+  EXPECT_EQ(prediction.mode, IommuMode::kTranslatedStrict);
+  EXPECT_TRUE(basis_has(prediction,
+                        "Caching Mode (capability bit 7): the Intel IOMMU driver forces strict "
+                        "when the IOMMU reports Caching Mode (capability bit 7), as emulated ones "
+                        "do"));
+  // iommu.strict=0 is no way out: the driver sets strict after the command line is parsed.
+  guest.cmdline["iommu.strict"] = "0";
+  EXPECT_EQ(predict_iommu_mode(guest).mode, IommuMode::kTranslatedStrict);
+}
+
+// With the registers known, they decide for AMD too: an AMD IOMMU in a VM without NpCache stays
+// lazy.
+TEST(IommuMode, AmdNpCacheFromTheRegistersWinsOverTheGuess) {
+  IommuInputs guest = inputs(kDebian61, IommuVendor::kAmd);
+  guest.virtualized = true;
+  guest.caches_not_present = false;
+  EXPECT_EQ(predict_iommu_mode(guest).mode, IommuMode::kTranslatedLazy);
+  guest.caches_not_present = true;
+  EXPECT_TRUE(basis_has(predict_iommu_mode(guest),
+                        "NpCache (capability bit 26): the AMD IOMMU driver forces strict when the "
+                        "IOMMU reports NpCache (capability bit 26), as emulated ones do"));
 }
 
 TEST(IommuMode, ADriverNotBuiltIgnoresItsParameters) {

@@ -200,12 +200,30 @@ TEST_F(NvmeHost, OddValuesAreUnavailable) {
 
 TEST(NvmeNotLoaded, NoModuleNoControllers) {
   TempDir tree;
+  tree.mkdir("sys/module/ext4");
   Json nvme = collect_nvme(SysRoot(tree.path()));
   EXPECT_EQ(nvme["driver"], "not loaded");
   EXPECT_EQ(nvme["core"], "not loaded");
   EXPECT_EQ(nvme["controllers"], Json::object());
   EXPECT_EQ(nvme["parameters"], Json::object());
   EXPECT_FALSE(nvme.contains("unavailable"));
+}
+
+// A sos report run with plugins that do not copy /sys/module (or a hand-made tree) says nothing
+// of modules: "not loaded" would be a guess.
+TEST(NvmeNotLoaded, ATreeWithoutSysModuleCannotSay) {
+  TempDir tree;
+  tree.write("proc/cmdline", "quiet\n");
+  Json nvme = collect_nvme(SysRoot(tree.path()));
+  EXPECT_FALSE(nvme.contains("driver"));
+  EXPECT_NE(nvme["unavailable"]["driver"].get<std::string>().find("/sys/module is not in this tree"),
+            std::string::npos);
+  EXPECT_TRUE(nvme["unavailable"].contains("core"));
+  // A kdrift dump looked every path up on its host: there, absent means not loaded.
+  tree.write(std::string(kDumpManifest), "{}\n");
+  Json dumped = collect_nvme(SysRoot(tree.path()));
+  EXPECT_EQ(dumped["driver"], "not loaded");
+  EXPECT_EQ(dumped["core"], "not loaded");
 }
 
 TEST(NvmeNotLoaded, ModuleWithoutParametersDirectoryIsNamed) {
