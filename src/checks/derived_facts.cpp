@@ -130,8 +130,9 @@ std::optional<uint64_t> register_value(const Json& attributes, std::string_view 
 
 // Whether one unit caches not-present entries in the way that forces strict; none when its
 // registers do not say. VT-d: Caching Mode is capability bit 7, but in later kernels it forces
-// strict only when the driver translates with second-level tables (first_level_by_default()), certain only
-// without scalable mode (extended capability bit 43). AMD: NpCache is capability bit 26.
+// strict only when the driver translates with second-level tables (first_level_by_default()),
+// certain only without scalable mode (extended capability bit 43). AMD: NpCache is capability
+// bit 26.
 std::optional<bool> unit_caches_not_present(const Json& attributes, IommuVendor vendor) {
   const auto cap = register_value(attributes, "cap");
   if (!cap) return std::nullopt;

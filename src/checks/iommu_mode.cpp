@@ -45,9 +45,8 @@ constexpr Driver kIntel{
     "strict",
     "Caching Mode (capability bit 7)",
     false};
-constexpr Driver kAmd{"AMD IOMMU",  "amd_iommu",
-                      "CONFIG_AMD_IOMMU", {},
-                      "fullflush",  "NpCache (capability bit 26)",
+constexpr Driver kAmd{"AMD IOMMU", "amd_iommu", "CONFIG_AMD_IOMMU",
+                      {},          "fullflush", "NpCache (capability bit 26)",
                       true};
 
 std::string text_of(std::string_view view) {
@@ -275,8 +274,7 @@ Path driver_path(const IommuInputs& inputs, const Driver& driver) {
     if (inputs.caches_not_present == true) {
       path.steps.push_back({text_of(driver.caching_bit), forces, Source::kHardware});
       strict = true;
-    } else if (!inputs.caches_not_present && driver.caches_when_virtualized &&
-               inputs.virtualized) {
+    } else if (!inputs.caches_not_present && driver.caches_when_virtualized && inputs.virtualized) {
       path.steps.push_back({"a virtual machine", forces, Source::kHardware});
       strict = true;
     }

@@ -39,12 +39,9 @@ Result<SysrootDump> dump_sysroot(SysRoot root) {
   for (const auto& path : log.directories())
     add_parents(path, directories);
 
-  Json manifest = {{"schema", "kdrift.sysroot/1"},
-                   {"kdrift_version", kKdriftVersion},
-                   {"source_root", root.root()},
-                   {"complete", root.complete()},
-                   {"errors", log.failures()},
-                   {"unread", log.unread_files()}};
+  Json manifest = {{"schema", "kdrift.sysroot/1"}, {"kdrift_version", kKdriftVersion},
+                   {"source_root", root.root()},   {"complete", root.complete()},
+                   {"errors", log.failures()},     {"unread", log.unread_files()}};
 
   std::vector<TarMember> members;
   members.push_back({std::string(kDumpManifest), TarMember::Type::kFile, to_text(manifest)});

@@ -216,8 +216,9 @@ TEST(NvmeNotLoaded, ATreeWithoutSysModuleCannotSay) {
   tree.write("proc/cmdline", "quiet\n");
   Json nvme = collect_nvme(SysRoot(tree.path()));
   EXPECT_FALSE(nvme.contains("driver"));
-  EXPECT_NE(nvme["unavailable"]["driver"].get<std::string>().find("/sys/module is not in this tree"),
-            std::string::npos);
+  EXPECT_NE(
+      nvme["unavailable"]["driver"].get<std::string>().find("/sys/module is not in this tree"),
+      std::string::npos);
   EXPECT_TRUE(nvme["unavailable"].contains("core"));
   // A kdrift dump looked every path up on its host: there, absent means not loaded.
   tree.write(std::string(kDumpManifest), "{}\n");
