@@ -263,6 +263,32 @@ TEST(FioFixtures, Fio214KiBAndMicroseconds) {
   EXPECT_EQ(section["jobs"][1]["read"]["bytes"], 361984u * 1024);
 }
 
+// fio 2.1.11 (OPNFV StorPerf's test data): four jobs of one name, no job options, no total_ios,
+// fio's "0.00" padding written three times in each percentile list (duplicate keys).
+TEST(FioFixtures, Fio2111FourJobsOfOneName) {
+  const Json section = imported("storperf-fio-2.1.11-randread-4jobs.json");
+  EXPECT_EQ(section["imported_from"]["version"], "fio-2.1.11");
+  ASSERT_EQ(section["jobs"].size(), 4u);
+  EXPECT_EQ(section["jobs"][0]["name"], "random-read");
+  EXPECT_EQ(section["jobs"][3]["name"], "random-read #4");
+  const Json& job = section["jobs"][0];
+  EXPECT_FALSE(job.contains("write"));  // a direction that moved no byte
+  const Json& stats = job["read"];
+  EXPECT_EQ(stats["bytes"], 44920u * 1024);
+  EXPECT_EQ(stats["bw_bytes"], 21.0 * 1024);
+  EXPECT_EQ(stats["iops"], 5.0);
+  EXPECT_EQ(reason(stats, "ios"), kNotIn);
+  EXPECT_EQ(stats["clat_ns"]["percentile"].size(), 17u);
+  EXPECT_EQ(stats["clat_ns"]["percentile"]["99.000000"], 506u * 1000);
+  EXPECT_EQ(stats["clat_ns"]["percentile"]["99.990000"], 2992u * 1000);
+  EXPECT_DOUBLE_EQ(stats["lat_ns"]["mean"].get<double>(), 255.56 * 1000);
+  EXPECT_NE(reason(stats, "slat_ns").find("not measured"), std::string::npos);
+  // bytes / runtime = bandwidth within fio's rounding of bw to whole KiB/s.
+  EXPECT_NEAR(stats["bytes"].get<double>() / stats["runtime_s"].get<double>(),
+              stats["bw_bytes"].get<double>(), 1024);
+  EXPECT_EQ(section["jobs"][3]["read"]["bytes"], 44820u * 1024);
+}
+
 // fio 2.17 (PerfKitBenchmarker): numjobs=2 under a global group_reporting=1, 16 KiB blocks.
 TEST(FioFixtures, Fio217GroupReportedClones) {
   const Json section = imported("pkb-fio-2.17-randread-numjobs2-group.json");
@@ -301,6 +327,7 @@ TEST(FioFixtures, EveryImportRoundTripsThroughTheModel) {
   for (const char* name : {"fio-3.33-client-jsonplus-normal.txt", "fio-3.33-json-gtod-reduce.json",
                            "fio-3.33-json-numjobs2.json", "pkb-fio-2.1.4-sample-result.json",
                            "pkb-fio-2.17-randread-numjobs2-group.json",
+                           "storperf-fio-2.1.11-randread-4jobs.json",
                            "fioplot-fio-3.1-randread-numjobs16-group.json",
                            "fio-3.33-jsonplus-randread-libaio-qd4.json"}) {
     const Json section = imported(name);  // held: the loop below walks into it
