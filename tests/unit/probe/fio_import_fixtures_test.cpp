@@ -324,12 +324,12 @@ TEST(FioFixtures, FioPlotOutputsOfThreeVersions) {
 
 // Whatever import-fio writes reads back through the model unchanged.
 TEST(FioFixtures, EveryImportRoundTripsThroughTheModel) {
-  for (const char* name : {"fio-3.33-client-jsonplus-normal.txt", "fio-3.33-json-gtod-reduce.json",
-                           "fio-3.33-json-numjobs2.json", "pkb-fio-2.1.4-sample-result.json",
-                           "pkb-fio-2.17-randread-numjobs2-group.json",
-                           "storperf-fio-2.1.11-randread-4jobs.json",
-                           "fioplot-fio-3.1-randread-numjobs16-group.json",
-                           "fio-3.33-jsonplus-randread-libaio-qd4.json"}) {
+  for (const char* name :
+       {"fio-3.33-client-jsonplus-normal.txt", "fio-3.33-json-gtod-reduce.json",
+        "fio-3.33-json-numjobs2.json", "pkb-fio-2.1.4-sample-result.json",
+        "pkb-fio-2.17-randread-numjobs2-group.json", "storperf-fio-2.1.11-randread-4jobs.json",
+        "fioplot-fio-3.1-randread-numjobs16-group.json",
+        "fio-3.33-jsonplus-randread-libaio-qd4.json"}) {
     const Json section = imported(name);  // held: the loop below walks into it
     for (const auto& entry : section["jobs"]) {
       auto job = JobResult::from_json(entry);
