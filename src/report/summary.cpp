@@ -108,7 +108,12 @@ class Summary {
     heading("NVMe");
     const Json* parameters = at(s_, {"nvme", "parameters", "nvme"});
     if (parameters == nullptr) {
-      row("driver", "not loaded");
+      // What the capture found: "not loaded", "built-in" without parameters, or why it cannot
+      // say (a tree that did not collect /sys/module).
+      const std::string state = text_at(s_, {"nvme", "driver"}, "");
+      row("driver", !state.empty()
+                        ? state
+                        : "unknown (" + text_at(s_, {"nvme", "unavailable", "driver"}) + ")");
       return;
     }
     row("nvme parameters", "poll_queues=" + text_at(*parameters, {"poll_queues"}) +

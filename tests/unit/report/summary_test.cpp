@@ -21,6 +21,18 @@ TEST(Summary, ShowsTheIommuModeInEffectPerDevice) {
   EXPECT_NE(summary_of("intel-lazy").find("translated-lazy"), std::string::npos);
 }
 
+// The NVMe line says what the capture found, and that it cannot say where modules were not
+// collected, rather than "not loaded" for every snapshot without nvme parameters.
+TEST(Summary, TheNvmeDriverLineSaysWhatWasFound) {
+  Json snapshot = {{"nvme", {{"driver", "not loaded"}, {"controllers", Json::object()}}}};
+  EXPECT_NE(render_summary(snapshot, false).find("not loaded"), std::string::npos);
+  snapshot["nvme"] = {{"unavailable", {{"driver", "/sys/module is not in this tree"}}}};
+  const std::string unknown = render_summary(snapshot, false);
+  EXPECT_NE(unknown.find("unknown (/sys/module is not in this tree)"), std::string::npos)
+      << unknown;
+  EXPECT_EQ(unknown.find("not loaded"), std::string::npos) << unknown;
+}
+
 TEST(Summary, ShowsPollQueuesAndTheBlockTable) {
   const std::string text = summary_of("poll-queues-2");
   EXPECT_NE(text.find("poll_queues=2"), std::string::npos) << text;
