@@ -110,20 +110,24 @@ TEST(TraceSystem, ZramBiosMatchDiskstatsAndRequestsAreNamedMissing) {
   }
 }
 
-// kdrift trace around someone else's workload: dd reading 2000 blocks with O_DIRECT. dd takes
-// well under a second alone, but beside a parallel test tier on two cores it once completed only
-// 1,867 of them in the 1.3 s a 2 s trace left it: the trace lasts 5 s.
+// kdrift trace around someone else's workload: dd reading 2000 blocks with O_DIRECT, started once
+// the trace holds its BPF links. A fixed head start was not enough: beside the parallel system
+// tier, loading and verifying the programs took longer than 0.7 s, and the trace saw 1,867 and
+// then none of dd's reads.
 TEST(TraceSystem, TraceCommandCountsAnotherProgramsIo) {
   REQUIRE_ROOT();
   testing::TempDir dir;
   std::string reason;
   auto loop = LoopDevice::create_sparse(dir.path(), "64M", &reason);
   if (!loop) GTEST_SKIP() << reason;
-  const auto run = run_command("( sleep 0.7; dd if=" + loop->path() +
-                                   " of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null ) & " +
-                                   testing::kdrift_binary() + " trace --target " + loop->path() +
-                                   " --duration 5s --format json; wait",
-                               true);
+  const std::string out = dir.path() + "/trace.json";
+  const auto run = run_command(
+      testing::kdrift_binary() + " trace --target " + loop->path() +
+          " --duration 5s --format json > " + out + " & k=$!; for i in $(seq 400); do ls -l " +
+          "/proc/$k/fd 2>/dev/null | grep -q bpf_link && break; sleep 0.05; done; sleep 0.2; " +
+          "dd if=" + loop->path() + " of=/dev/null bs=4k count=2000 iflag=direct 2>/dev/null; " +
+          "wait $k && cat " + out,
+      true);
   ASSERT_EQ(run.status, 0) << run.out;
   const Json traced = Json::parse(run.out);
   const Json& block = traced["trace"]["block"];
