@@ -36,6 +36,7 @@ void register_audit(CLI::App& app, int& exit_status) {
   add_mode_option(*command, args->mode);
   command->add_option("--probe", args->probe.profile,
                       "Probe profile to run on the live host (default quick; none to skip)");
+  args->probe.rounds = kSnapshotRounds;
   args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
     Json snapshot = capture_snapshot(sysroot_argument(args->root));

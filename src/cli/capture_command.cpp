@@ -28,6 +28,7 @@ void register_capture(CLI::App& app, int& exit_status) {
   command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
   add_mode_option(*command, args->mode);
   args->probe.profile = "none";
+  args->probe.rounds = kSnapshotRounds;
   command->add_option("--probe", args->probe.profile,
                       "Also run this probe profile (name or TOML file) on the live host; "
                       "none by default");

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "probe/rounds.h"
 #include "util/fatal.h"
 #include "util/text.h"
 
@@ -47,7 +48,11 @@ void ProbeArguments::add_target_options(CLI::App& command) {
        {"--allow-write", &allow_write,
         "Allow writes to an existing file or to a raw device that holds no signature, "
         "is not mounted and has no holders"},
-       {"--no-trace", &no_trace, "Do not count what the block layer did during each job (BPF)"}});
+       {"--no-trace", &no_trace, "Do not count what the block layer did during each job (BPF)"},
+       {"--rounds", &rounds,
+        "Run every job N times, interleaved, so drift lands on all alike; each job reports its "
+        "median round and keeps every round's figures (default 3 in capture and audit, 1 in "
+        "probe)"}});
 }
 
 void ProbeArguments::add_override_options(CLI::App& command) {
@@ -80,6 +85,9 @@ void ProbeArguments::add_override_options(CLI::App& command) {
                {"--completion-wait", &completion_wait,
                 "sleep (as fio) or spin (look for completions a few microseconds before "
                 "sleeping) once the queue is full"},
+               {"--like-fio", &like_fio,
+                "fio's defaults: random offsets from a random map (every block once per pass), "
+                "writes stamped per 512-byte sector with offset and time (scramble_buffers)"},
                {"--no-capabilities", &no_capabilities,
                 "Skip the canary reads through every mode (~0.1 s of CPU)"}});
   auto* cpus_option = command.add_option("--cpus", cpus, "Pin the probe to this cpu list");
@@ -120,6 +128,11 @@ ProbeOptions ProbeArguments::resolve_options(const Profile& resolved) const {
     if (!placement) throw FatalError(placement.error().describe());
     options.placement = *placement;
   }
+  if (rounds < 1 || rounds > static_cast<int>(kMaxRounds)) {
+    throw FatalError("--rounds: from 1 to " + std::to_string(kMaxRounds) + ", not " +
+                     std::to_string(rounds));
+  }
+  options.rounds = static_cast<uint32_t>(rounds);
   options.capabilities = !no_capabilities;
   options.trace = !no_trace;
   if (isatty(STDERR_FILENO) != 0) {

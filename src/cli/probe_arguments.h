@@ -14,6 +14,10 @@
 
 namespace kdrift {
 
+// Rounds of the quick profile in a capture or audit: ~20 s in all, under the 30 s a check
+// before a change may take, and enough for diff to see the spread between rounds.
+inline constexpr int kSnapshotRounds = 3;
+
 // The override fields (OverrideFlags) are this struct's own, as the options fill them.
 struct ProbeArguments : OverrideFlags {
   std::string profile = std::string(kDefaultProfile);
@@ -24,6 +28,8 @@ struct ProbeArguments : OverrideFlags {
   bool no_trace = false;
   std::string cpus;
   std::string numa;
+  // capture and audit default to kSnapshotRounds; probe and bisect's measurements to 1.
+  int rounds = 1;
 
   // Target and safety options only (capture, audit).
   void add_target_options(CLI::App& command);

@@ -77,14 +77,38 @@ double run_to_run_allowance(const std::vector<double>& a, const std::vector<doub
   return std::exp(t * std::sqrt(spread_a * spread_a + spread_b * spread_b));
 }
 
+// The run-to-run noise a change must exceed, as a factor: measured between rounds when both
+// sides ran the job several times, else estimated from the per-second spread (`floor` then
+// being an allowance known from elsewhere that the metric's own spread must not undercut).
+struct Allowance {
+  double floor = 1;
+  bool from_rounds = false;
+};
+
+// From the spread between rounds: how far the mean of n rounds can move by drift alone, as a
+// factor; Student's t at alpha on the rounds' degrees of freedom times the standard error of
+// the difference of the sides' log means. Nothing when a side has fewer than two rounds.
+std::optional<double> rounds_allowance(const std::vector<double>& a, const std::vector<double>& b,
+                                       double alpha) {
+  if (a.size() < 2 || b.size() < 2) return std::nullopt;
+  const double spread_a = coefficient_of_variation(a);
+  const double spread_b = coefficient_of_variation(b);
+  if (!std::isfinite(spread_a) || !std::isfinite(spread_b)) return std::nullopt;
+  const double degrees = static_cast<double>(a.size() + b.size()) - 2;
+  const double t = student_t_quantile(1 - alpha / 2, degrees);
+  const double error = std::sqrt(spread_a * spread_a / static_cast<double>(a.size()) +
+                                 spread_b * spread_b / static_cast<double>(b.size()));
+  return std::exp(t * error);
+}
+
 // Ratio of medians b/a with its interval and test; "worse" is a ratio below 1 for IOPS and above
-// 1 for latency. allowance_floor: a run-to-run allowance known from elsewhere that this metric's
-// own spread must not undercut.
+// 1 for latency.
 Json ratio_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
-                bool higher_is_better, double allowance_floor = 1) {
+                bool higher_is_better, Allowance given = {}) {
   const RatioInterval interval = bootstrap_median_ratio(a, b);
   const RankTest test = mann_whitney_u(a, b);
-  const double allowance = std::max(run_to_run_allowance(a, b, alpha), allowance_floor);
+  const double allowance =
+      given.from_rounds ? given.floor : std::max(run_to_run_allowance(a, b, alpha), given.floor);
   Json out = Json::object();
   if (std::isfinite(interval.estimate)) out["ratio"] = interval.estimate;
   if (std::isfinite(interval.low) && std::isfinite(interval.high)) {
@@ -92,6 +116,7 @@ Json ratio_test(const std::vector<double>& a, const std::vector<double>& b, doub
   }
   out["p_value"] = test.p_value;
   out["noise_allowance"] = {1 / allowance, allowance};
+  out["noise_from"] = given.from_rounds ? "rounds" : "per-second spread";
   const bool significant = test.p_value < alpha;
   const bool lower = significant && interval.high < 1 && interval.estimate <= 1 - kMinimumEffect;
   const bool higher = significant && interval.low > 1 && interval.estimate >= 1 + kMinimumEffect;
@@ -123,8 +148,49 @@ struct LatencyComparison {
   bool better = false;
 };
 
+// Each round's value of the main direction's IOPS (an empty key) or of a tracked percentile of
+// its total latency; empty unless every round has it.
+std::vector<double> round_values(const JobResult& job, std::string_view key) {
+  std::vector<double> out;
+  if (!job.rounds) return out;
+  for (const auto& round : *job.rounds) {
+    const DirectionResult* main = round.main_direction();
+    if (main == nullptr) return {};
+    const auto value = key.empty() ? main->iops : percentile_of(*main, key);
+    if (!value) return {};
+    out.push_back(*value);
+  }
+  return out;
+}
+
+// Every round's per-second IOPS, pooled; the entry's own when the rounds do not all carry them.
+std::vector<double> pooled_iops_samples(const JobResult& job, const DirectionResult& entry) {
+  std::vector<double> out;
+  if (job.rounds) {
+    for (const auto& round : *job.rounds) {
+      const DirectionResult* main = round.main_direction();
+      if (main == nullptr) return iops_samples(entry);
+      const auto samples = iops_samples(*main);
+      if (samples.empty()) return iops_samples(entry);
+      out.insert(out.end(), samples.begin(), samples.end());
+    }
+  }
+  return out.empty() ? iops_samples(entry) : out;
+}
+
+// The allowance for one metric (an empty key: IOPS): from the rounds when both sides have them,
+// never below `floor`; else the per-second estimate above `floor`.
+Allowance allowance_for(const JobResult& a, const JobResult& b, std::string_view key, double alpha,
+                        double floor) {
+  if (const auto rounds = rounds_allowance(round_values(a, key), round_values(b, key), alpha)) {
+    return {std::max(*rounds, floor), true};
+  }
+  return {floor, false};
+}
+
 // Each tracked percentile's whole-run values and, with enough per-second samples, its test.
-LatencyComparison compare_latency(const DirectionResult& a, const DirectionResult& b, double alpha,
+LatencyComparison compare_latency(const JobResult& job_a, const JobResult& job_b,
+                                  const DirectionResult& a, const DirectionResult& b, double alpha,
                                   double allowance_floor) {
   LatencyComparison out;
   for (const auto& percentile : kTrackedPercentiles) {
@@ -136,9 +202,10 @@ LatencyComparison compare_latency(const DirectionResult& a, const DirectionResul
     const auto seconds_a = latency_samples(a, percentile.key);
     const auto seconds_b = latency_samples(b, percentile.key);
     if (enough_samples(seconds_a.size(), seconds_b.size(), alpha)) {
-      Json test = ratio_test(seconds_a, seconds_b, alpha, false, allowance_floor);
-      for (const char* field :
-           {"ci95", "p_value", "noise_allowance", "verdict", "within_run_to_run_noise"}) {
+      Json test = ratio_test(seconds_a, seconds_b, alpha, false,
+                             allowance_for(job_a, job_b, percentile.key, alpha, allowance_floor));
+      for (const char* field : {"ci95", "p_value", "noise_allowance", "noise_from", "verdict",
+                                "within_run_to_run_noise"}) {
         if (test.contains(field)) entry[field] = test[field];
       }
       // The verdict is about the per-second medians, which can differ from the whole run's.
@@ -153,22 +220,22 @@ LatencyComparison compare_latency(const DirectionResult& a, const DirectionResul
 
 // The IOPS test's members of the job's comparison; returns its verdict.
 std::string add_iops_test(Json& out, const std::vector<double>& samples_a,
-                          const std::vector<double>& samples_b, double alpha,
-                          double allowance_floor) {
-  Json iops = ratio_test(samples_a, samples_b, alpha, true, allowance_floor);
+                          const std::vector<double>& samples_b, double alpha, Allowance allowance) {
+  Json iops = ratio_test(samples_a, samples_b, alpha, true, allowance);
   if (iops.contains("ratio")) out["iops_ratio"] = iops["ratio"];
   if (iops.contains("ci95")) out["iops_ci95"] = iops["ci95"];
   out["p_value"] = iops["p_value"];
   out["iops_noise_allowance"] = iops["noise_allowance"];
+  out["iops_noise_from"] = iops["noise_from"];
   out["iops_verdict"] = iops["verdict"];
   if (iops.contains("within_run_to_run_noise")) {
-    const double allowance = iops["noise_allowance"][1].get<double>();
+    const double factor = iops["noise_allowance"][1].get<double>();
     char reason[200];
-    (void)std::snprintf(
-        reason, sizeof reason,
-        "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, what "
-        "the runs' spread says a re-run could move it",
-        iops["ratio"].get<double>(), 1 / allowance, allowance);
+    (void)std::snprintf(reason, sizeof reason,
+                        "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, "
+                        "what %s says a re-run could move it",
+                        iops["ratio"].get<double>(), 1 / factor, factor,
+                        allowance.from_rounds ? "the spread between rounds" : "the runs' spread");
     out["reason"] = reason;
   }
   return iops["verdict"].get<std::string>();
@@ -194,20 +261,29 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread
   const DirectionResult& stats_b = *b.main_direction();
   out["a"] = stats_json(stats_a);
   out["b"] = stats_json(stats_b);
-  const auto samples_a = iops_samples(stats_a);
-  const auto samples_b = iops_samples(stats_b);
+  const auto samples_a = pooled_iops_samples(a, stats_a);
+  const auto samples_b = pooled_iops_samples(b, stats_b);
   if (stats_a.iops && stats_b.iops && *stats_a.iops > 0) {
     out["iops_ratio"] = *stats_b.iops / *stats_a.iops;
   }
   out["samples"] = {{"a", samples_a.size()}, {"b", samples_b.size()}};
+  if (a.rounds || b.rounds) {
+    out["rounds"] = {{"a", a.rounds ? a.rounds->size() : 1},
+                     {"b", b.rounds ? b.rounds->size() : 1}};
+  }
   const bool enough = enough_samples(samples_a.size(), samples_b.size(), alpha);
   // At a fixed queue depth latency is depth over IOPS (Little's law), so whatever moves a whole
   // run's IOPS moves its latency by the same factor. Per-second latency percentiles come from
   // histogram buckets and barely vary inside a run, so their own spread would understate that
   // drift; in the lab, two boots of one scenario moved p50 by 6-7 % at p < 0.005 while IOPS
   // stayed inside its allowance. So the IOPS allowance is the latency's floor too.
-  const double allowance = enough ? run_to_run_allowance(samples_a, samples_b, alpha, run) : 1;
-  LatencyComparison latency = compare_latency(stats_a, stats_b, alpha, allowance);
+  // With rounds on both sides, the spread between them is the run-to-run noise itself.
+  const Allowance allowance = enough ? allowance_for(a, b, "", alpha, 1) : Allowance{};
+  const Allowance iops_allowance =
+      allowance.from_rounds || !enough
+          ? allowance
+          : Allowance{run_to_run_allowance(samples_a, samples_b, alpha, run), false};
+  LatencyComparison latency = compare_latency(a, b, stats_a, stats_b, alpha, iops_allowance.floor);
   out["latency"] = std::move(latency.json);
   if (!enough) {
     out["verdict"] = "insufficient-samples";
@@ -215,7 +291,7 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread
                     " per-second samples cannot reach p < alpha; run the probe longer";
     return out;
   }
-  const std::string iops_verdict = add_iops_test(out, samples_a, samples_b, alpha, allowance);
+  const std::string iops_verdict = add_iops_test(out, samples_a, samples_b, alpha, iops_allowance);
   // A job regressed when its throughput or a latency percentile did; a tail that grew while the
   // IOPS held is still a regression for a database.
   if (iops_verdict == "regression" || latency.worse) {

@@ -43,6 +43,10 @@ void put(Json& out, const char* key, const std::optional<Value>& value) {
   if (!value) return;
   if constexpr (requires { value->to_json(); }) {
     out[key] = value->to_json();
+  } else if constexpr (requires { value->front().to_json(); }) {
+    out[key] = Json::array();
+    for (const auto& item : *value)
+      out[key].push_back(item.to_json());
   } else {
     out[key] = *value;
   }
@@ -80,6 +84,18 @@ void direction_fields(Direction& direction, Visit&& visit) {
   visit("lat_ns", direction.lat, as_object<LatencySummary>);
 }
 
+template <typename Round, typename Visit>
+void round_fields(Round& round, Visit&& visit) {
+  visit("round", round.round, as_count);
+  visit("elapsed_s", round.elapsed_s, as_measure);
+  visit("read", round.read, as_object<DirectionResult>);
+  visit("write", round.write, as_object<DirectionResult>);
+}
+
+std::optional<std::vector<RoundResult>> as_rounds(const Json& value) {
+  return as_list(value, as_object<RoundResult>);
+}
+
 // The members after the identity.
 template <typename Result, typename Visit>
 void outcome_fields(Result& result, Visit&& visit) {
@@ -88,6 +104,39 @@ void outcome_fields(Result& result, Visit&& visit) {
   visit("elapsed_s", result.elapsed_s, as_measure);
   visit("read", result.read, as_object<DirectionResult>);
   visit("write", result.write, as_object<DirectionResult>);
+  visit("round", result.round, as_count);
+  visit("rounds", result.rounds, as_rounds);
+}
+
+// The direction that carried the I/O: the one with more I/Os, read on a tie.
+const DirectionResult* main_of(const std::optional<DirectionResult>& read,
+                               const std::optional<DirectionResult>& write) {
+  const uint64_t reads = read ? read->ios.value_or(0) : 0;
+  const uint64_t writes = write ? write->ios.value_or(0) : 0;
+  if (read && (!write || reads >= writes)) return &*read;
+  return write ? &*write : nullptr;
+}
+
+// What a round keeps of a direction: I/Os, IOPS with its per-second counts, and the total
+// latency's mean and tracked percentiles.
+std::optional<DirectionResult> round_direction(const std::optional<DirectionResult>& full) {
+  if (!full) return std::nullopt;
+  DirectionResult out;
+  out.ios = full->ios;
+  out.iops = full->iops;
+  out.iops_per_second = full->iops_per_second;
+  if (full->lat) {
+    LatencySummary lat;
+    lat.mean = full->lat->mean;
+    for (const auto& tracked : kTrackedPercentiles) {
+      if (const auto value = full->lat->percentile(tracked.key)) {
+        if (!lat.percentiles) lat.percentiles.emplace();
+        (*lat.percentiles)[std::string(tracked.key)] = *value;
+      }
+    }
+    out.lat = std::move(lat);
+  }
+  return out;
 }
 
 // The object with the fields the list names written over what was kept verbatim.
@@ -107,9 +156,9 @@ void read_fields(Struct& value, Fields fields) {
 }
 
 // The members ProbeJob::to_json writes besides the name, and so the ones it gives back.
-constexpr std::array<const char*, 10> kIdentityKeys = {
-    "workload", "engine",          "rw",     "bs",        "iodepth",
-    "batch",    "completion_wait", "ramp_s", "runtime_s", "rwmixread"};
+constexpr std::array<const char*, 11> kIdentityKeys = {
+    "workload",        "engine", "rw",        "bs",        "iodepth", "batch",
+    "completion_wait", "ramp_s", "runtime_s", "rwmixread", "like_fio"};
 
 }  // namespace
 
@@ -217,11 +266,33 @@ DirectionResult DirectionResult::from_json(const Json& object) {
   return out;
 }
 
+const DirectionResult* RoundResult::main_direction() const {
+  return main_of(read, write);
+}
+
+Json RoundResult::to_json() const {
+  return write_fields(*this, [](auto& self, auto visit) { round_fields(self, visit); });
+}
+
+RoundResult RoundResult::from_json(const Json& object) {
+  RoundResult out;
+  out.verbatim = object;
+  read_fields(out, [](auto& self, auto visit) { round_fields(self, visit); });
+  return out;
+}
+
 const DirectionResult* JobResult::main_direction() const {
-  const uint64_t reads = read ? read->ios.value_or(0) : 0;
-  const uint64_t writes = write ? write->ios.value_or(0) : 0;
-  if (read && (!write || reads >= writes)) return &*read;
-  return write ? &*write : nullptr;
+  return main_of(read, write);
+}
+
+RoundResult JobResult::round_summary(uint64_t index) const {
+  RoundResult out;
+  out.round = index;
+  out.elapsed_s = elapsed_s;
+  out.read = round_direction(read);
+  out.write = round_direction(write);
+  if (status_or_ok() != "ok") out.verbatim["status"] = status_or_ok();
+  return out;
 }
 
 Json JobResult::header_json() const {

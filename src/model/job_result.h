@@ -75,6 +75,21 @@ struct DirectionResult {
   static DirectionResult from_json(const Json& object);
 };
 
+// One round of a job run several times (probe --rounds): which round, its measured window, and
+// per direction its I/Os, IOPS and total latency (mean and the tracked percentiles). The job's
+// entry is its median round in full; its rounds[] holds every round's figures in the order run.
+struct RoundResult {
+  std::optional<uint64_t> round;  // 1-based
+  std::optional<double> elapsed_s;
+  std::optional<DirectionResult> read;
+  std::optional<DirectionResult> write;
+  Json verbatim = Json::object();
+
+  const DirectionResult* main_direction() const;
+  Json to_json() const;
+  static RoundResult from_json(const Json& object);
+};
+
 struct JobResult {
   // The identity, when the entry is one of kdrift's jobs (ProbeJob::from_json accepts it); an
   // imported job's identity members stay in verbatim.
@@ -87,6 +102,10 @@ struct JobResult {
   std::optional<double> elapsed_s;    // the measured window; absent when nothing was measured
   std::optional<DirectionResult> read;
   std::optional<DirectionResult> write;
+  // With several rounds: which one this entry is (the median by main-direction IOPS, or the
+  // first that failed), and every round's summary.
+  std::optional<uint64_t> round;
+  std::optional<std::vector<RoundResult>> rounds;
   // The sections reports render as they are and nothing decides on (setup, failure, cpu,
   // submit, interrupts, diskstats, trace, polling_doubt, unavailable): typing them would only
   // copy the writer's layout into a second place. They stay as the entry holds them.
@@ -101,6 +120,8 @@ struct JobResult {
   // The direction that carried the job's I/O: the one with more I/Os (read on a tie); null when
   // the job has neither.
   const DirectionResult* main_direction() const;
+  // This result's figures as round `index` of several.
+  RoundResult round_summary(uint64_t index) const;
   // name, engine, rw, bs and iodepth as the entry holds them (what identifies a job to people).
   Json header_json() const;
 

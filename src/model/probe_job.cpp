@@ -126,6 +126,7 @@ std::string ProbeJob::variant() const {
   std::string out;
   if (batch_complete_min > 1) out += " window" + std::to_string(batch_complete_min);
   if (completion_wait == CompletionWait::kSpin && !engine.synchronous()) out += " spin";
+  if (like_fio) out += " like-fio";
   return out;
 }
 
@@ -161,6 +162,7 @@ Json ProbeJob::to_json() const {
               {"ramp_s", seconds_of(ramp)},
               {"runtime_s", seconds_of(runtime)}};
   if (rw == Pattern::kRandRw) out["rwmixread"] = rwmixread;
+  if (like_fio) out["like_fio"] = true;
   return out;
 }
 
@@ -242,6 +244,11 @@ Result<ProbeJob> ProbeJob::from_json(const Json& entry) {
     job.completion_wait = *parsed;
   } else if (rest.contains("completion_wait")) {
     return member_error(entry, "completion_wait", "sleep or spin");
+  }
+  if (rest.contains("like_fio")) {
+    const Json& like_fio = rest["like_fio"];
+    if (!like_fio.is_boolean()) return member_error(entry, "like_fio", "true or false");
+    job.like_fio = like_fio.get<bool>();
   }
   if (job.rw == Pattern::kRandRw) {
     const auto mix = take(rest, "rwmixread", as_small_count);

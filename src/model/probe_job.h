@@ -70,6 +70,12 @@ struct ProbeJob {
   std::chrono::microseconds ramp{0};
   std::chrono::microseconds runtime{std::chrono::seconds(5)};
   std::optional<int> sqpoll_cpu;
+  // fio's defaults instead of kdrift's: random offsets from a random map (every block once per
+  // pass, fio's norandommap=0) rather than uniform with replacement, and writes stamped in each
+  // 512-byte sector with their offset and submit time (fio's scramble_buffers=1) rather than
+  // left as the pool's incompressible bytes. The stamps make compressing devices work harder:
+  // on zram, LZO spends several times longer per page (README, "kdrift and fio").
+  bool like_fio = false;
 
   // "io_uring+iopoll randwrite 4k qd16" (" spin" appended when spinning): unique within a
   // profile, stable across runs. The one name of a job: diff pairs jobs by it.
@@ -87,7 +93,8 @@ struct ProbeJob {
 
   // The job's identity as a snapshot's probe.jobs[] entry holds it (docs/snapshot.md): name,
   // workload, engine, rw, bs, iodepth (the effective one), batch{}, completion_wait, ramp_s,
-  // runtime_s, and rwmixread for randrw. sqpoll_cpu is a placement, not part of the identity.
+  // runtime_s, rwmixread for randrw, and like_fio when set. sqpoll_cpu is a placement, not part of
+  // the identity.
   Json to_json() const;
   // The identity back from such an entry. Jobs recorded before completion_wait existed spun
   // before sleeping (kSpin) and say nothing; every other member has been written since the

@@ -4,7 +4,8 @@
 
 namespace kdrift {
 
-BufferPool::BufferPool(uint32_t count, uint64_t size) : count_(count), size_(size) {
+BufferPool::BufferPool(uint32_t count, uint64_t size, bool stamp_writes)
+    : count_(count), size_(size), stamp_writes_(stamp_writes), created_ns_(monotonic_ns()) {
   void* memory = nullptr;
   if (::posix_memalign(&memory, 4096, static_cast<size_t>(count) * size) != 0) return;
   memory_ = static_cast<char*>(memory);

@@ -19,12 +19,19 @@ namespace kdrift {
 // I/O buffers for every slot, aligned for O_DIRECT and filled with incompressible data.
 class BufferPool {
  public:
-  BufferPool(uint32_t count, uint64_t size);
+  // stamp_writes: for_io() stamps every write's sectors as fio's scramble_buffers does.
+  BufferPool(uint32_t count, uint64_t size, bool stamp_writes = false);
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
   ~BufferPool();
   bool ok() const { return memory_ != nullptr; }
   char* at(uint32_t slot) const { return memory_ + static_cast<uint64_t>(slot) * size_; }
+  // The slot's buffer for this I/O, stamped first if it is a write and the pool stamps.
+  char* for_io(uint32_t slot, const IoTarget& io, uint64_t now_ns) const {
+    char* buffer = at(slot);
+    if (stamp_writes_ && io.write) stamp_sectors(buffer, size_, io.offset, now_ns - created_ns_);
+    return buffer;
+  }
   uint32_t count() const { return count_; }
   uint64_t size() const { return size_; }
 
@@ -32,6 +39,8 @@ class BufferPool {
   char* memory_ = nullptr;
   uint32_t count_;
   uint64_t size_;
+  bool stamp_writes_;
+  uint64_t created_ns_;
 };
 
 // An I/O that failed: the job stops, and the errno is kept for the capability report.

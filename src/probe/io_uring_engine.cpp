@@ -57,7 +57,7 @@ class IoUringEngine final : public Engine {
   Json setup() const override;
 
  private:
-  void prepare(uint32_t slot, const IoTarget& io);
+  void prepare(uint32_t slot, const IoTarget& io, uint64_t now);
   int submit(uint32_t wait);
 
   ProbeJob job_;
@@ -122,10 +122,10 @@ Status IoUringEngine::init() {
   return ok_status();
 }
 
-void IoUringEngine::prepare(uint32_t slot, const IoTarget& io) {
+void IoUringEngine::prepare(uint32_t slot, const IoTarget& io, uint64_t now) {
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);  // never null: the ring holds every slot
   const int fd = job_.engine.regfiles ? 0 : fd_;
-  char* buffer = buffers_.at(slot);
+  char* buffer = buffers_.for_io(slot, io, now);
   const auto length = static_cast<unsigned>(job_.block_size);
   if (job_.engine.fixedbufs) {
     if (io.write) {
@@ -171,7 +171,7 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
       const uint32_t slot = queue.take();
       const IoTarget io = pattern.next();
       slots_[slot] = {now, 0, io.offset, io.write};
-      prepare(slot, io);
+      prepare(slot, io, now);
       prepared.push_back(slot);
     }
     const uint32_t wait = queue.wait_count(prepared.size());

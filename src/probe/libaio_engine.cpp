@@ -69,10 +69,11 @@ void LibaioEngine::prepare(SlotQueue& queue, IoPattern& pattern, uint64_t now, R
     const IoTarget io = pattern.next();
     Slot& entry = slots_[slot];
     const auto offset = static_cast<long long>(io.offset);
+    char* buffer = buffers_.for_io(slot, io, now);
     if (io.write) {
-      io_prep_pwrite(&entry.control, fd_, buffers_.at(slot), job_.block_size, offset);
+      io_prep_pwrite(&entry.control, fd_, buffer, job_.block_size, offset);
     } else {
-      io_prep_pread(&entry.control, fd_, buffers_.at(slot), job_.block_size, offset);
+      io_prep_pread(&entry.control, fd_, buffer, job_.block_size, offset);
     }
     entry.control.data = &entry;
     entry.io = {now, 0, io.offset, io.write};

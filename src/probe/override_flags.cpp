@@ -149,6 +149,7 @@ Result<ProfileOverrides> parse_override_flags(const OverrideFlags& flags) {
       .fixedbufs = flags.fixedbufs,
       .regfiles = flags.regfiles,
       .sqpoll_cpu = flags.sqpoll_cpu >= 0 ? std::optional<int>(flags.sqpoll_cpu) : std::nullopt};
+  overrides.like_fio = flags.like_fio;
   return overrides;
 }
 

@@ -31,6 +31,7 @@ struct OverrideFlags {
   std::optional<int64_t> batch_complete_min;
   std::optional<int64_t> batch_complete_max;
   std::string completion_wait;
+  bool like_fio = false;
 };
 
 // Empty texts and unset counts override nothing. An error reads

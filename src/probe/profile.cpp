@@ -104,6 +104,13 @@ Status read_pattern(const TomlReader& reader, const toml::table& table, const st
     if (!wait) return wait.error();
     workload.completion_wait = *wait;
   }
+  if (const auto* node = table.get("like_fio")) {
+    if (!node->is_boolean()) {
+      return reader.error_at(
+          *node, where + "like_fio (true or false): not " + TomlReader::describe(*node));
+    }
+    workload.like_fio = node->value_or(false);
+  }
   return ok_status();
 }
 
@@ -147,11 +154,11 @@ Result<Workload> parse_workload(const TomlReader& reader, const toml::table& tab
   Workload workload;
   workload.name = table["name"].value_or(std::string("workload") + std::to_string(index + 1));
   const std::string where = "workload \"" + workload.name + "\": ";
-  if (auto status = reader.check_keys(
-          table,
-          {"name", "engines", "rw", "rwmixread", "bs", "iodepth", "batch_submit",
-           "batch_complete_min", "batch_complete_max", "completion_wait", "ramp", "runtime"},
-          where);
+  if (auto status = reader.check_keys(table,
+                                      {"name", "engines", "rw", "rwmixread", "bs", "iodepth",
+                                       "batch_submit", "batch_complete_min", "batch_complete_max",
+                                       "completion_wait", "like_fio", "ramp", "runtime"},
+                                      where);
       !status) {
     return status.error();
   }
@@ -195,6 +202,7 @@ std::vector<ProbeJob> Profile::jobs() const {
           job.batch_complete_min = std::min(workload.batch_complete_min, job.iodepth);
           job.batch_complete_max = workload.batch_complete_max.value_or(job.batch_complete_min);
           job.completion_wait = workload.completion_wait;
+          job.like_fio = workload.like_fio;
           job.ramp = workload.ramp.value_or(ramp);
           job.runtime = workload.runtime.value_or(runtime);
           job.sqpoll_cpu = workload.sqpoll_cpu;
@@ -225,6 +233,7 @@ Status apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
     if (overrides.batch_complete_min) workload.batch_complete_min = *overrides.batch_complete_min;
     if (overrides.batch_complete_max) workload.batch_complete_max = overrides.batch_complete_max;
     if (overrides.completion_wait) workload.completion_wait = *overrides.completion_wait;
+    if (overrides.like_fio) workload.like_fio = true;
     if (overrides.ramp) workload.ramp = overrides.ramp;
     if (overrides.runtime) workload.runtime = overrides.runtime;
     if (overrides.uring_modes.sqpoll_cpu) workload.sqpoll_cpu = overrides.uring_modes.sqpoll_cpu;

@@ -28,6 +28,7 @@ struct Workload {
   uint32_t batch_complete_min = 1;
   std::optional<uint32_t> batch_complete_max;  // unset: batch_complete_min, as fio
   CompletionWait completion_wait = CompletionWait::kSleep;
+  bool like_fio = false;  // ProbeJob::like_fio
   std::optional<std::chrono::microseconds> ramp;
   std::optional<std::chrono::microseconds> runtime;
   std::optional<int> sqpoll_cpu;  // command line only (--sqpoll-cpu)
@@ -69,6 +70,7 @@ struct ProfileOverrides {
   std::optional<uint32_t> batch_complete_min;
   std::optional<uint32_t> batch_complete_max;
   std::optional<CompletionWait> completion_wait;
+  bool like_fio = false;  // --like-fio turns it on in every workload; it never turns it off
   std::optional<std::chrono::microseconds> ramp;
   std::optional<std::chrono::microseconds> runtime;
   std::optional<uint64_t> file_size;

@@ -8,6 +8,7 @@
 #include "probe/failure_cause.h"
 #include "probe/job_accounting.h"
 #include "probe/proc_stat.h"
+#include "probe/rounds.h"
 #include "probe/target.h"
 #include "trace/trace_session.h"
 #include "util/units.h"
@@ -125,7 +126,7 @@ JobResult run_job(const ProbeJob& job, const JobRun& run) {
   }
   ProbeJob effective = job;
   effective.iodepth = job.effective_iodepth();
-  BufferPool buffers(effective.iodepth, job.block_size);
+  BufferPool buffers(effective.iodepth, job.block_size, job.like_fio);
   if (!buffers.ok()) return mark_failed(result, ENOMEM, "I/O buffers", run);
   auto engine = make_engine(effective, run.target.fd(), buffers);
   if (!engine) return mark_failed(result, engine.error().code, engine.error().context, run);
@@ -155,13 +156,25 @@ Json precondition_json(bool discard, const Target& target) {
   return precondition;
 }
 
+// Round by round, every job once a round (a job skipped in the first round is not run again),
+// then each job's rounds folded into its entry (probe/rounds.h).
 Json run_jobs(const Profile& profile, const ProbeOptions& options, const JobRun& run) {
   const auto jobs = profile.jobs();
-  Json results = Json::array();
-  for (size_t index = 0; index < jobs.size(); ++index) {
-    if (options.progress) options.progress(index, jobs.size(), jobs[index].name());
-    results.push_back(run_job(jobs[index], run).to_json());
+  const uint32_t round_count = std::max<uint32_t>(options.rounds, 1);
+  std::vector<std::vector<JobResult>> rounds(jobs.size());
+  for (uint32_t round = 0; round < round_count; ++round) {
+    for (size_t index = 0; index < jobs.size(); ++index) {
+      if (round > 0 && rounds[index].front().status_or_ok() == "skipped") continue;
+      if (options.progress) {
+        options.progress(round * jobs.size() + index, round_count * jobs.size(),
+                         jobs[index].name());
+      }
+      rounds[index].push_back(run_job(jobs[index], run));
+    }
   }
+  Json results = Json::array();
+  for (auto& job_rounds : rounds)
+    results.push_back(median_round(std::move(job_rounds)).to_json());
   return results;
 }
 
@@ -203,6 +216,7 @@ Result<Json> run_probe(const Profile& profile, const ProbeOptions& options, cons
       no_trace = loaded.error().describe();
     }
   }
+  if (options.rounds > 1) section["rounds"] = options.rounds;
   section["jobs"] = run_jobs(profile, options, {*target, root, context, trace.get(), no_trace});
   section["elapsed_s"] = seconds(monotonic_ns() - started);
   return section;

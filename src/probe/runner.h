@@ -24,6 +24,9 @@ struct ProbeOptions {
   bool capabilities = true;
   // The block-layer BPF programs around each job (trace section); off with --no-trace.
   bool trace = true;
+  // Every job run this many times, interleaved (probe/rounds.h); 1 keeps the entries as they
+  // were before rounds existed.
+  uint32_t rounds = 1;
   // Called before each job ("[3/40] io_uring randread 4k qd16"), for a progress line.
   std::function<void(size_t index, size_t count, const std::string& job)> progress;
 };

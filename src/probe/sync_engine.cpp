@@ -20,6 +20,7 @@ class SyncEngine final : public Engine {
     uint64_t now = monotonic_ns();
     while (!recorder.finished(now)) {
       const IoTarget io = pattern.next();
+      vector.iov_base = buffers_.for_io(0, io, now);
       const auto offset = static_cast<off_t>(io.offset);
       ssize_t result = 0;
       if (vectored) {

@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
+#include <vector>
 
 #include "snapshot/snapshot.h"
 #include "support/fixtures.h"
@@ -228,6 +231,53 @@ TEST(ProbeSystem, CaptureCarriesTheProbeSection) {
   EXPECT_TRUE((*snapshot).contains("kernel"));
   EXPECT_EQ((*snapshot)["probe"]["profile"]["name"], "quick");
   EXPECT_EQ((*snapshot)["probe"]["jobs"].size(), 5u);
+  // Three rounds by default, each job's entry its median round.
+  EXPECT_EQ((*snapshot)["probe"]["rounds"], 3);
+  for (const auto& job : (*snapshot)["probe"]["jobs"]) {
+    ASSERT_EQ(job["rounds"].size(), 3u) << job["name"];
+    const auto round = job["round"].get<size_t>();
+    ASSERT_TRUE(round >= 1 && round <= 3) << job.dump(1);
+    const Json& chosen = job["rounds"][round - 1];
+    const std::string direction = job.contains("read") ? "read" : "write";
+    EXPECT_EQ(chosen[direction]["ios"], job[direction]["ios"]) << job["name"];
+    std::vector<double> iops;
+    for (const auto& each : job["rounds"])
+      iops.push_back(each[direction]["iops"].get<double>());
+    std::sort(iops.begin(), iops.end());
+    EXPECT_EQ(job[direction]["iops"].get<double>(), iops[1]) << job["name"];
+  }
+}
+
+TEST(ProbeSystem, LikeFioWritesEveryBlockOncePerPassWithStampedSectors) {
+  REQUIRE_ROOT();
+  std::string reason;
+  auto zram = ZramDevice::create("4M", &reason);
+  if (!zram) GTEST_SKIP() << reason;
+  // 1024 blocks, written at depth 1 until the window closes: far more than one pass.
+  const Json probe = probe_json("--target " + zram->path() +
+                                " --allow-write --rw randwrite --engine psync --bs 4k"
+                                " --runtime 300ms --ramp 0s --like-fio --rounds 2");
+  ASSERT_EQ(probe["jobs"].size(), 1u);
+  const Json& job = probe["jobs"][0];
+  ASSERT_EQ(job["status"], "ok") << job.dump(1);
+  EXPECT_EQ(job["name"], "psync randwrite 4k qd1 like-fio");
+  EXPECT_EQ(job["like_fio"], true);
+  EXPECT_EQ(job["rounds"].size(), 2u);
+  ASSERT_GT(job["write"]["ios"].get<uint64_t>(), 1024u);
+  // Every block was written (a random map leaves none out), and every sector carries its own
+  // byte offset, as fio's scramble_buffers leaves it.
+  const auto dump = run_command("od -A d -t u8 -v -w8 " + zram->path());
+  ASSERT_EQ(dump.status, 0);
+  std::istringstream lines(dump.out);
+  uint64_t at = 0;
+  uint64_t value = 0;
+  uint64_t stamped = 0;
+  while (lines >> at >> value) {
+    // The time stamp sits at bytes 48-63 of a sector; the offset in one line's first word.
+    const uint64_t within = at % 512;
+    if (within % 64 == 0 && at - within == value) ++stamped;
+  }
+  EXPECT_EQ(stamped, (4u << 20) / 512) << "sectors carrying their own offset";
 }
 
 TEST(ProbeSystem, UsageErrorsExitTwo) {
@@ -236,6 +286,8 @@ TEST(ProbeSystem, UsageErrorsExitTwo) {
   EXPECT_EQ(run_kdrift("probe --profile no-such-profile").status, 2);
   EXPECT_EQ(run_kdrift("probe --target /nonexistent").status, 2);
   EXPECT_EQ(run_kdrift("probe --cpus 0 --numa local").status, 2);
+  EXPECT_EQ(run_kdrift("probe --rounds 0").status, 2);
+  EXPECT_EQ(run_kdrift("capture --probe quick --rounds 101").status, 2);
   const auto listed = run_kdrift("probe --list-profiles");
   EXPECT_EQ(listed.status, 0);
   EXPECT_NE(listed.out.find("ydb-randwrite (40 jobs)"), std::string::npos) << listed.out;

@@ -31,6 +31,34 @@ const Json& verdict_of(const Json& compared, std::size_t index = 0) {
 
 const std::vector<double> kSteady = {100, 102, 98, 101, 99, 100, 103, 97};
 
+// A job run in rounds, each round's per-second IOPS given; the entry is the first round, as the
+// model does not care which round stands for the job.
+Json rounds_job(const std::string& name, const std::vector<std::vector<double>>& rounds) {
+  Json entry = job(name, rounds.front());
+  entry["read"]["lat_ns"]["per_second"]["99.000000"] =
+      std::vector<uint64_t>(rounds.front().size(), 200000);
+  entry["round"] = 1;
+  entry["rounds"] = Json::array();
+  for (size_t index = 0; index < rounds.size(); ++index) {
+    const Json one = job(name, rounds[index]);
+    entry["rounds"].push_back({{"round", index + 1},
+                               {"elapsed_s", static_cast<double>(rounds[index].size())},
+                               {"read",
+                                {{"ios", one["read"]["ios"]},
+                                 {"iops", one["read"]["iops"]},
+                                 {"iops_per_second", one["read"]["iops_per_second"]},
+                                 {"lat_ns", one["read"]["lat_ns"]}}}});
+  }
+  return entry;
+}
+
+std::vector<double> shifted(const std::vector<double>& samples, double factor) {
+  std::vector<double> out;
+  for (const double sample : samples)
+    out.push_back(sample * factor);
+  return out;
+}
+
 TEST(ProbeCompare, ClearDropIsARegression) {
   const Json a = probe({job("j", kSteady)});
   const Json b = probe({job("j", {70, 71, 69, 72, 70, 68, 71, 70})});
@@ -99,6 +127,41 @@ TEST(ProbeCompare, ASteadyJobInANoisyRunIsHeldToTheRunsSpread) {
   const Json alone = compare_probes(&alone_a, &alone_b);
   EXPECT_EQ(verdict_of(alone), "regression");
   EXPECT_LT(alone["run_spread"]["a"].get<double>(), 0.03);
+}
+
+TEST(ProbeCompare, WithRoundsTheSpreadBetweenRoundsIsTheNoise) {
+  // Each round steady inside (per-second spread 2 %), rounds apart by 10-15 %: one round a side
+  // would call a 12 % drop; three rounds a side show that rounds alone move that much.
+  const Json a =
+      probe({rounds_job("j", {kSteady, shifted(kSteady, 1.12), shifted(kSteady, 0.97)})});
+  const Json b = probe(
+      {rounds_job("j", {shifted(kSteady, 0.88), shifted(kSteady, 1.02), shifted(kSteady, 0.95)})});
+  const Json compared = compare_probes(&a, &b);
+  const Json& result = compared["jobs"][0];
+  EXPECT_EQ(result["iops_noise_from"], "rounds");
+  EXPECT_EQ(result["rounds"], Json({{"a", 3}, {"b", 3}}));
+  EXPECT_EQ(result["samples"], Json({{"a", 24}, {"b", 24}}));  // every round's seconds, pooled
+  EXPECT_EQ(verdict_of(compared), "no-significant-change");
+  EXPECT_GT(result["iops_noise_allowance"][1].get<double>(), 1.15);
+  // Rounds that agree make the allowance tight: the same rounds a side, one side 20 % lower in
+  // all of them, is a regression.
+  const Json steady_a =
+      probe({rounds_job("j", {kSteady, shifted(kSteady, 1.01), shifted(kSteady, 0.99)})});
+  const Json steady_b = probe(
+      {rounds_job("j", {shifted(kSteady, 0.8), shifted(kSteady, 0.81), shifted(kSteady, 0.79)})});
+  const Json steady = compare_probes(&steady_a, &steady_b);
+  EXPECT_EQ(verdict_of(steady), "regression");
+  EXPECT_LT(steady["jobs"][0]["iops_noise_allowance"][1].get<double>(), 1.1);
+  EXPECT_EQ(steady["jobs"][0]["latency"]["99.000000"]["noise_from"], "rounds");
+}
+
+TEST(ProbeCompare, RoundsOnOneSideOnlyKeepThePerSecondEstimate) {
+  const Json a = probe({rounds_job("j", {kSteady, kSteady})});
+  const Json b = probe({job("j", shifted(kSteady, 0.7))});
+  const Json compared = compare_probes(&a, &b);
+  EXPECT_EQ(compared["jobs"][0]["iops_noise_from"], "per-second spread");
+  EXPECT_EQ(compared["jobs"][0]["rounds"], Json({{"a", 2}, {"b", 1}}));
+  EXPECT_EQ(verdict_of(compared), "regression");
 }
 
 TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {

@@ -69,6 +69,18 @@ TEST(ProbeJob, JsonRoundTrip) {
   EXPECT_EQ(back->name(), job.name());
 }
 
+TEST(ProbeJob, LikeFioIsAVariantAndRoundTripsOnlyWhenSet) {
+  ProbeJob job = job_of("libaio", Pattern::kRandWrite, 16);
+  EXPECT_FALSE(job.to_json().contains("like_fio"));  // older snapshots stay byte-identical
+  job.like_fio = true;
+  EXPECT_EQ(job.name(), "libaio randwrite 4k qd16 like-fio");
+  EXPECT_EQ(ProbeJob::variant_in_name(job.name()), " like-fio");
+  const auto back = ProbeJob::from_json(job.to_json());
+  ASSERT_TRUE(back.ok()) << back.error().describe();
+  EXPECT_TRUE(back->like_fio);
+  EXPECT_EQ(back->to_json(), job.to_json());
+}
+
 // The shape of a job before completion_wait existed (kdrift before fio's queue discipline): such
 // jobs looked for completions before sleeping.
 TEST(ProbeJob, OlderJobsWithoutCompletionWaitSpun) {
@@ -89,6 +101,7 @@ TEST(ProbeJob, FromJsonNamesWhatIsWrong) {
                                           {"iodepth", Json(1.5), "\"iodepth\""},
                                           {"ramp_s", Json("soon"), "\"ramp_s\""},
                                           {"completion_wait", Json("nap"), "sleep or spin"},
+                                          {"like_fio", Json("yes"), "true or false"},
                                           {"batch", Json({{"submit", 1}}), "batch.complete_min"}}) {
     Json bad = good;
     bad[key] = value;

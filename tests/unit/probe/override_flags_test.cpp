@@ -20,7 +20,7 @@ TEST(OverrideFlags, NothingGivenOverridesNothing) {
                overrides->block_sizes || overrides->iodepths || overrides->batch_submit ||
                overrides->batch_complete_min || overrides->batch_complete_max ||
                overrides->completion_wait || overrides->ramp || overrides->runtime ||
-               overrides->file_size || overrides->uring_modes.sqpoll_cpu);
+               overrides->file_size || overrides->uring_modes.sqpoll_cpu || overrides->like_fio);
 }
 
 TEST(OverrideFlags, EveryFlagLandsInItsField) {
@@ -39,6 +39,7 @@ TEST(OverrideFlags, EveryFlagLandsInItsField) {
   flags.completion_wait = "spin";
   flags.sqpoll = true;
   flags.sqpoll_cpu = 3;
+  flags.like_fio = true;
   auto overrides = parse_override_flags(flags);
   ASSERT_TRUE(overrides.ok()) << overrides.error().describe();
   ASSERT_EQ(overrides->engines->size(), 2u);
@@ -57,6 +58,7 @@ TEST(OverrideFlags, EveryFlagLandsInItsField) {
   EXPECT_TRUE(overrides->uring_modes.sqpoll);
   EXPECT_FALSE(overrides->uring_modes.iopoll);
   EXPECT_EQ(overrides->uring_modes.sqpoll_cpu, 3);
+  EXPECT_TRUE(overrides->like_fio);
 }
 
 // --sqpoll-cpu reaches every job through the profile, as every other override does.

@@ -111,6 +111,7 @@ rw = "randwrite"
 bs = "4k"
 iodepth = 16
 batch_complete_max = 0
+like_fio = true
 )");
   const auto jobs = profile.jobs();
   ASSERT_EQ(jobs.size(), 4u);
@@ -121,6 +122,8 @@ batch_complete_max = 0
   EXPECT_EQ(jobs[2].batch_complete_max, 8u);
   EXPECT_EQ(jobs[2].completion_wait, CompletionWait::kSpin);
   EXPECT_EQ(jobs[3].batch_complete_max, 0u);
+  EXPECT_TRUE(jobs[3].like_fio);
+  EXPECT_EQ(jobs[3].name(), "io_uring randwrite 4k qd16 like-fio");
 
   auto overridden = profile;
   ProfileOverrides overrides;
@@ -131,8 +134,12 @@ batch_complete_max = 0
     EXPECT_EQ(job.completion_wait, CompletionWait::kSpin) << job.name();
     EXPECT_EQ(job.batch_complete_max, 4u) << job.name();
   }
+  EXPECT_FALSE(overridden.jobs()[0].like_fio);
+  overrides.like_fio = true;
+  ASSERT_TRUE(apply_overrides(overridden, overrides).ok());
+  EXPECT_EQ(overridden.jobs()[3].name(), "io_uring randwrite 4k qd16 spin like-fio");
   // Synchronous engines never wait for a queue: their names stay as they were.
-  EXPECT_EQ(overridden.jobs()[1].name(), "psync randread 4k qd1");
+  EXPECT_EQ(overridden.jobs()[1].name(), "psync randread 4k qd1 like-fio");
 }
 
 TEST(Profile, OverridesReplaceFieldsInEveryWorkload) {
@@ -174,6 +181,9 @@ TEST(Profile, ErrorsNameTheFileLineAndField) {
             std::string::npos);
   EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\ncompletion_wait = \"poll\"\n")
                 .find("completion_wait (\"sleep\" or \"spin\")"),
+            std::string::npos);
+  EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\nlike_fio = \"yes\"\n")
+                .find("like_fio (true or false)"),
             std::string::npos);
   EXPECT_NE(parse_error(base + "bs = \"4k\"\niodepth = 1\n" + base + "bs = \"4k\"\niodepth = 1\n")
                 .find("same job"),
