@@ -1,6 +1,7 @@
 #include "checks/analysis.h"
 
 #include <cmath>
+#include <map>
 
 #include "checks/derived_facts.h"
 #include "checks/evaluate.h"
@@ -122,6 +123,127 @@ Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rule
   report["b"] = side_json(snapshot);
   report["status"] = status_json(findings, Json::object());
   report["findings"] = findings_json(findings);
+  return report;
+}
+
+namespace {
+
+// A finding's identity across pairs: the same rule, direction and subjects.
+std::string finding_key(const Finding& finding) {
+  std::string key = finding.rule->id + "\n" + std::string(direction_name(finding.direction));
+  for (const auto& subject : finding.subjects)
+    key += "\n" + subject;
+  return key;
+}
+
+// A side of several snapshots as the report names it: the first one's facts, every label.
+Json side_set_json(const std::vector<LabeledSnapshot>& side) {
+  Json out = side_json(side.front());
+  std::string labels;
+  out["snapshots"] = Json::array();
+  for (const auto& snapshot : side) {
+    labels += (labels.empty() ? "" : ", ") + snapshot.label;
+    out["snapshots"].push_back(side_json(snapshot));
+  }
+  out["label"] = labels;
+  return out;
+}
+
+// What differs between a side's first snapshot and each of the others.
+std::vector<Change> changes_within(const std::vector<LabeledSnapshot>& side) {
+  std::vector<Change> out;
+  std::map<std::string, bool> seen;
+  for (size_t index = 1; index < side.size(); ++index) {
+    for (auto& change : diff_snapshots(side.front().snapshot, side[index].snapshot)) {
+      if (seen.emplace(render_path(change.path), true).second) out.push_back(std::move(change));
+    }
+  }
+  return out;
+}
+
+struct PairedFindings {
+  std::vector<Finding> everywhere;  // in every pair, as the first pair gave them
+  Json some_pairs = Json::array();  // {id, title, severity, direction, subjects, pairs, of}
+};
+
+PairedFindings findings_of_every_pair(const std::vector<Json>& derived_a,
+                                      const std::vector<Json>& derived_b,
+                                      const std::vector<Rule>& rules, const Json& jobs) {
+  std::map<std::string, std::pair<Finding, size_t>> counted;
+  std::vector<std::string> order;
+  for (const auto& a : derived_a) {
+    for (const auto& b : derived_b) {
+      for (auto& finding : evaluate_diff(rules, a, b, jobs)) {
+        const std::string key = finding_key(finding);
+        auto [entry, added] = counted.emplace(key, std::pair{finding, size_t{0}});
+        if (added) order.push_back(key);
+        ++entry->second.second;
+      }
+    }
+  }
+  const size_t pairs = derived_a.size() * derived_b.size();
+  PairedFindings out;
+  for (const auto& key : order) {
+    const auto& [finding, count] = counted.at(key);
+    if (count == pairs) {
+      out.everywhere.push_back(finding);
+      continue;
+    }
+    out.some_pairs.push_back({{"id", finding.rule->id},
+                              {"title", finding.rule->title},
+                              {"severity", severity_name(finding.severity)},
+                              {"direction", direction_name(finding.direction)},
+                              {"subjects", finding.subjects},
+                              {"pairs", count},
+                              {"of", pairs}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Json diff_report_sets(const std::vector<LabeledSnapshot>& a, const std::vector<LabeledSnapshot>& b,
+                      const std::vector<Rule>& rules) {
+  if (a.size() == 1 && b.size() == 1) return diff_report(a.front(), b.front(), rules);
+  std::vector<Json> derived_a;
+  std::vector<Json> derived_b;
+  std::vector<const Json*> probes_a;
+  std::vector<const Json*> probes_b;
+  for (const auto& snapshot : a) {
+    derived_a.push_back(with_derived_facts(snapshot.snapshot));
+    probes_a.push_back(object_member(snapshot.snapshot, "probe"));
+  }
+  for (const auto& snapshot : b) {
+    derived_b.push_back(with_derived_facts(snapshot.snapshot));
+    probes_b.push_back(object_member(snapshot.snapshot, "probe"));
+  }
+  Json probe = compare_probe_sets(probes_a, probes_b);
+  const Json no_jobs = Json::array();
+  const Json* jobs = array_member(probe, "jobs");
+  PairedFindings paired =
+      findings_of_every_pair(derived_a, derived_b, rules, jobs != nullptr ? *jobs : no_jobs);
+  rank_findings(paired.everywhere, jobs != nullptr ? *jobs : no_jobs, RankOrder::kScore);
+  const auto within_a = changes_within(a);
+  const auto within_b = changes_within(b);
+  std::map<std::string, bool> varying;
+  for (const auto* within : {&within_a, &within_b}) {
+    for (const auto& change : *within)
+      varying[render_path(change.path)] = true;
+  }
+  std::vector<Change> across;
+  for (auto& change : diff_snapshots(a.front().snapshot, b.front().snapshot)) {
+    if (varying.count(render_path(change.path)) == 0) across.push_back(std::move(change));
+  }
+  Json report = report_envelope("diff");
+  report["a"] = side_set_json(a);
+  report["b"] = side_set_json(b);
+  report["status"] = status_json(paired.everywhere, probe);
+  report["findings"] = findings_json(paired.everywhere);
+  report["probe"] = std::move(probe);
+  report["changes"] = changes_json(across);
+  report["varies_within"] = {{"findings", std::move(paired.some_pairs)},
+                             {"a", changes_json(within_a)},
+                             {"b", changes_json(within_b)}};
   return report;
 }
 

@@ -282,9 +282,11 @@ std::vector<Hit> probe_regression_hits(const Rule& rule, const Json& probe_jobs)
       for (const auto& [key, result] : latency->items()) {
         const std::string moved = text_member(result, "verdict");
         if (moved != "regression" && moved != "improvement") continue;
-        // The ratio the verdict and its interval are about: of the per-second medians.
+        // The ratio the verdict and its interval are about: of the per-second medians for a
+        // pair, of the snapshots' geometric means for several a side (which have no other).
+        const auto ratio = number_member(result, "per_second_ratio");
         line += "; p" + percentile_label(key) + " latency ×" +
-                format_ratio(number_member(result, "per_second_ratio").value_or(0)) +
+                format_ratio(ratio ? *ratio : number_member(result, "ratio").value_or(0)) +
                 interval_text(result, "ci95") + p_text(result);
       }
     }

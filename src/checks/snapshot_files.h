@@ -13,15 +13,19 @@
 namespace kdrift {
 
 struct SnapshotFiles {
-  std::string snapshot;
-  std::string baseline;  // empty: the snapshot alone, against the rules
-  // Which file's error is told when both are unreadable: the one read first (diff reads its
-  // reference A, the baseline, first; check its SNAPSHOT).
+  // The candidate side (B): one snapshot for check; one or several for a diff.
+  std::vector<std::string> snapshots;
+  // The reference side (A); empty: the snapshot alone, against the rules.
+  std::vector<std::string> baselines;
+  // Which file's error is told when several are unreadable: the first read (diff reads its
+  // reference side A, the baselines, first; check its SNAPSHOT).
   bool baseline_first = false;
-  bool redact = false;  // stable pseudonyms, the same in both files
+  bool redact = false;  // stable pseudonyms, the same in every file
 };
 
-// Errors name the file that could not be read or is not a snapshot.
+// Errors name the file that could not be read or is not a snapshot, and refuse a side of more
+// than kMaxSnapshotsPerSide files, one snapshot given twice on a side (it is not a second sample)
+// or several snapshots to check without a baseline.
 Result<Json> snapshot_files_report(const SnapshotFiles& files, const std::vector<Rule>& rules);
 
 }  // namespace kdrift

@@ -67,7 +67,7 @@ int record_this_boot(const HistoryArguments& args) {
       << terminal_safe(current.release) << "; checking this boot against " << previous->path
       << "\n";
   out.flush();
-  return args.report.emit_for_files({current.path, previous->path});
+  return args.report.emit_for_files({{current.path}, {previous->path}});
 }
 
 }  // namespace

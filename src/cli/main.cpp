@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "util/fatal.h"
@@ -37,8 +39,12 @@ int main(int argc, char** argv) {
   kdrift::register_check(app, status);
   kdrift::register_bisect(app, status);
   kdrift::register_history(app, status);
+  std::vector<std::string> args = kdrift::with_diff_sides({argv, argv + argc});
+  std::vector<char*> pointers;
+  for (auto& arg : args)
+    pointers.push_back(arg.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error);
     return code == 0 ? kdrift::kExitClean : kdrift::kExitUsage;

@@ -363,4 +363,182 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
           {"jobs", std::move(jobs)}};
 }
 
+namespace {
+
+// One side's entries of a job: per snapshot, the entry by that name that ran ok.
+struct SideValues {
+  std::vector<const JobResult*> entries;
+  std::size_t missing = 0;  // snapshots without the job, or where it did not run
+};
+
+// A snapshot's jobs by name.
+std::map<std::string, const JobResult*> jobs_by_name(const std::vector<JobResult>& results) {
+  std::map<std::string, const JobResult*> out;
+  for (const auto& job : results)
+    out.emplace(job.name, &job);
+  return out;
+}
+
+SideValues side_values(const std::vector<std::map<std::string, const JobResult*>>& side,
+                       const std::string& name, const std::string& direction) {
+  SideValues out;
+  for (const auto& jobs : side) {
+    const auto found = jobs.find(name);
+    if (found == jobs.end() || found->second->status_or_ok() != "ok" ||
+        main_direction_name(*found->second) != direction) {
+      ++out.missing;
+    } else {
+      out.entries.push_back(found->second);
+    }
+  }
+  return out;
+}
+
+// Log of each entry's value of a metric (an empty key: IOPS); entries without a positive value
+// are left out.
+std::vector<double> log_values(const SideValues& side, std::string_view key) {
+  std::vector<double> out;
+  for (const JobResult* entry : side.entries) {
+    const DirectionResult& main = *entry->main_direction();
+    const auto value = key.empty() ? main.iops : percentile_of(main, key);
+    if (value && *value > 0) out.push_back(std::log(*value));
+  }
+  return out;
+}
+
+// The test of one metric across snapshots: ratio of geometric means b/a, its interval, p and
+// verdict ("worse" is lower IOPS or higher latency).
+Json snapshot_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
+                   bool higher_is_better) {
+  const MeanDifference test = welch_t_test(a, b);
+  Json out = {{"samples", {{"a", a.size()}, {"b", b.size()}}}, {"p_value", test.p_value}};
+  if (std::isfinite(test.difference)) out["ratio"] = std::exp(test.difference);
+  if (std::isfinite(test.low) && std::isfinite(test.high)) {
+    out["ci95"] = {std::exp(test.low), std::exp(test.high)};
+  }
+  const double ratio = std::exp(test.difference);
+  const bool significant = test.p_value < alpha;
+  const bool lower = significant && ratio <= 1 - kMinimumEffect;
+  const bool higher = significant && ratio >= 1 + kMinimumEffect;
+  if (!std::isfinite(test.difference)) {
+    out["verdict"] = "insufficient-samples";
+  } else if (lower || higher) {
+    out["verdict"] = lower == higher_is_better ? "regression" : "improvement";
+  } else {
+    out["verdict"] = "no-significant-change";
+  }
+  return out;
+}
+
+Json compare_job_sets(const std::string& name, const SideValues& a, const SideValues& b,
+                      const std::string& direction, double alpha) {
+  Json out = b.entries.front()->header_json();
+  out["direction"] = direction;
+  out["unit"] = "snapshot";
+  out["snapshots"] = {{"a", a.entries.size()}, {"b", b.entries.size()}};
+  if (a.missing + b.missing > 0) {
+    out["not_run"] = {{"a", a.missing}, {"b", b.missing}};
+  }
+  Json values = {{"a", Json::array()}, {"b", Json::array()}};
+  for (const auto& [label, side] : {std::pair{"a", &a}, std::pair{"b", &b}}) {
+    for (const JobResult* entry : side->entries)
+      values[label].push_back(entry->main_direction()->iops.value_or(0));
+  }
+  out["iops_values"] = std::move(values);
+  const auto logs_a = log_values(a, "");
+  const auto logs_b = log_values(b, "");
+  // Geometric means: what the ratio compares, shown where a pair's medians would be.
+  for (const auto& [label, logs] : {std::pair{"a", &logs_a}, std::pair{"b", &logs_b}}) {
+    if (logs->empty()) continue;
+    double sum = 0;
+    for (const double value : *logs)
+      sum += value;
+    out[label] = {{"iops", std::exp(sum / static_cast<double>(logs->size()))}};
+  }
+  const Json iops = snapshot_test(logs_a, logs_b, alpha, true);
+  for (const auto& [from, to] :
+       {std::pair{"ratio", "iops_ratio"}, std::pair{"ci95", "iops_ci95"},
+        std::pair{"p_value", "p_value"}, std::pair{"verdict", "iops_verdict"}}) {
+    if (iops.contains(from)) out[to] = iops[from];
+  }
+  bool worse = false;
+  bool better = false;
+  Json latency = Json::object();
+  for (const auto& percentile : kTrackedPercentiles) {
+    const auto latency_a = log_values(a, percentile.key);
+    const auto latency_b = log_values(b, percentile.key);
+    if (latency_a.empty() || latency_b.empty()) continue;
+    Json test = snapshot_test(latency_a, latency_b, alpha, false);
+    worse = worse || test["verdict"] == "regression";
+    better = better || test["verdict"] == "improvement";
+    latency[std::string(percentile.key)] = std::move(test);
+  }
+  out["latency"] = std::move(latency);
+  const std::string verdict = iops["verdict"].get<std::string>();
+  if (verdict == "insufficient-samples") {
+    out["verdict"] = verdict;
+    out["reason"] = name +
+                    " ran on one snapshot a side: the spread between snapshots needs two "
+                    "on at least one side";
+  } else if (verdict == "regression" || worse) {
+    out["verdict"] = "regression";
+  } else if (verdict == "improvement" || better) {
+    out["verdict"] = "improvement";
+  } else {
+    out["verdict"] = "no-significant-change";
+  }
+  return out;
+}
+
+}  // namespace
+
+Json compare_probe_sets(const std::vector<const Json*>& a, const std::vector<const Json*>& b,
+                        double alpha) {
+  if (a.size() == 1 && b.size() == 1) return compare_probes(a.front(), b.front(), alpha);
+  std::vector<std::vector<JobResult>> results_a;
+  std::vector<std::vector<JobResult>> results_b;
+  for (const auto& [side, into] : {std::pair{&a, &results_a}, std::pair{&b, &results_b}}) {
+    for (const Json* probe : *side) {
+      const Json* jobs = probe != nullptr ? array_member(*probe, "jobs") : nullptr;
+      into->push_back(jobs != nullptr ? job_results(*jobs) : std::vector<JobResult>{});
+    }
+  }
+  std::vector<std::map<std::string, const JobResult*>> by_name_a;
+  std::vector<std::map<std::string, const JobResult*>> by_name_b;
+  for (const auto& results : results_a)
+    by_name_a.push_back(jobs_by_name(results));
+  for (const auto& results : results_b)
+    by_name_b.push_back(jobs_by_name(results));
+  // Every job name, in the order the snapshots list them, B's first.
+  std::vector<std::pair<std::string, const JobResult*>> names;
+  std::map<std::string, bool> seen;
+  for (const auto* side : {&results_b, &results_a}) {
+    for (const auto& results : *side) {
+      for (const auto& job : results) {
+        if (seen.emplace(job.name, true).second) names.emplace_back(job.name, &job);
+      }
+    }
+  }
+  Json jobs = Json::array();
+  for (const auto& [name, any] : names) {
+    const std::string direction = main_direction_name(*any);
+    const SideValues side_a = side_values(by_name_a, name, direction);
+    const SideValues side_b = side_values(by_name_b, name, direction);
+    if (side_a.entries.empty() || side_b.entries.empty()) {
+      Json only = any->header_json();
+      only["verdict"] = side_a.entries.empty() == side_b.entries.empty() ? "insufficient-samples"
+                        : side_a.entries.empty()                         ? "only-in-b"
+                                                                         : "only-in-a";
+      only["reason"] = "the job did not run on a side's snapshots";
+      jobs.push_back(std::move(only));
+      continue;
+    }
+    jobs.push_back(compare_job_sets(name, side_a, side_b, direction, alpha));
+  }
+  return {{"alpha", alpha},
+          {"unit", "snapshot"},
+          {"snapshots", {{"a", a.size()}, {"b", b.size()}}},
+          {"jobs", std::move(jobs)}};
+}
+
 }  // namespace kdrift

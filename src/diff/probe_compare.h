@@ -6,6 +6,9 @@
 // runs' own spread says a re-run could move it (the run-to-run allowance); "no significant
 // change" and "too few samples to tell" are verdicts of their own.
 
+#include <cstddef>
+#include <vector>
+
 #include "snapshot/snapshot.h"
 
 namespace kdrift {
@@ -18,5 +21,16 @@ inline constexpr double kMinimumEffect = 0.05;
 // The report's "probe" member: {alpha, jobs[...]} or {unavailable: why}. a and b are the
 // snapshots' probe sections (either may be null).
 Json compare_probes(const Json* a, const Json* b, double alpha = kDefaultAlpha);
+
+// The most snapshots a side of a diff may hold: a bound on the work (every pair's rules) and on
+// what a report lists.
+inline constexpr std::size_t kMaxSnapshotsPerSide = 16;
+
+// The same member for several snapshots a side (boots or hosts as samples; null entries are
+// snapshots without a probe): each job is compared with its snapshots as the unit, one value
+// per snapshot (its entry's main-direction IOPS and latency percentiles), by Welch's t test on
+// log values, so the spread between boots is the noise. One snapshot a side is compare_probes.
+Json compare_probe_sets(const std::vector<const Json*>& a, const std::vector<const Json*>& b,
+                        double alpha = kDefaultAlpha);
 
 }  // namespace kdrift

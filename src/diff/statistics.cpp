@@ -214,9 +214,26 @@ double regularized_incomplete_beta(double x, double a, double b) {
   return 1 - front * incomplete_beta_fraction(1 - x, b, a) / b;
 }
 
-double student_t_cdf(double t, double df) {
+double t_cdf(double t, double df) {
   const double tail = 0.5 * regularized_incomplete_beta(df / (df + t * t), df / 2, 0.5);
   return t >= 0 ? 1 - tail : tail;
+}
+
+struct Moments {
+  double n;
+  double mean;
+  double variance;  // sample (n - 1); 0 for one value
+};
+
+Moments moments_of(const std::vector<double>& values) {
+  Moments out{static_cast<double>(values.size()), 0, 0};
+  for (const double value : values)
+    out.mean += value;
+  out.mean /= out.n;
+  for (const double value : values)
+    out.variance += (value - out.mean) * (value - out.mean);
+  out.variance = values.size() > 1 ? out.variance / (out.n - 1) : 0;
+  return out;
 }
 
 // splitmix64: 64 bits of state, passes BigCrush, and is specified down to the bit, which is what
@@ -357,6 +374,39 @@ double coefficient_of_variation(const std::vector<double>& values) {
   return std::sqrt(squares / static_cast<double>(values.size() - 1)) / std::fabs(mean);
 }
 
+double student_t_cdf(double t, double df) {
+  if (!(df > 0) || std::isnan(t)) return kNaN;
+  return t_cdf(t, df);
+}
+
+MeanDifference welch_t_test(const std::vector<double>& a, const std::vector<double>& b,
+                            double confidence) {
+  const MeanDifference none{kNaN, kNaN, kNaN, 1, kNaN};
+  if (unusable(a, b) || (a.size() < 2 && b.size() < 2)) return none;
+  Moments one = moments_of(a);
+  Moments two = moments_of(b);
+  double df = 0;
+  if (a.size() < 2) {
+    one.variance = two.variance;
+    df = two.n - 1;
+  } else if (b.size() < 2) {
+    two.variance = one.variance;
+    df = one.n - 1;
+  } else {
+    const double share_a = one.variance / one.n;
+    const double share_b = two.variance / two.n;
+    const double denominator = share_a * share_a / (one.n - 1) + share_b * share_b / (two.n - 1);
+    df = denominator > 0 ? (share_a + share_b) * (share_a + share_b) / denominator
+                         : one.n + two.n - 2;
+  }
+  const double difference = two.mean - one.mean;
+  const double error = std::sqrt(one.variance / one.n + two.variance / two.n);
+  if (!(error > 0)) return {difference, difference, difference, difference == 0 ? 1.0 : 0.0, df};
+  const double p = 2 * (1 - t_cdf(std::fabs(difference / error), df));
+  const double half = student_t_quantile(1 - (1 - confidence) / 2, df) * error;
+  return {difference, difference - half, difference + half, std::clamp(p, 0.0, 1.0), df};
+}
+
 double student_t_quantile(double p, double df) {
   if (!(df > 0) || !(p > 0 && p < 1)) return kNaN;
   if (p == 0.5) return 0;
@@ -364,12 +414,12 @@ double student_t_quantile(double p, double df) {
   const double upper = p > 0.5 ? p : 1 - p;
   double low = 0;
   double high = 1;
-  while (student_t_cdf(high, df) < upper)
+  while (t_cdf(high, df) < upper)
     high *= 2;
   constexpr int kBisections = 200;
   for (int step = 0; step < kBisections && high - low > 1e-12 * high; ++step) {
     const double middle = (low + high) / 2;
-    (student_t_cdf(middle, df) < upper ? low : high) = middle;
+    (t_cdf(middle, df) < upper ? low : high) = middle;
   }
   const double quantile = (low + high) / 2;
   return p > 0.5 ? quantile : -quantile;

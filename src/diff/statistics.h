@@ -71,6 +71,26 @@ double coefficient_of_variation(const std::vector<double>& values);
 // (0, 1).
 double student_t_quantile(double p, double df);
 
+// Student's t distribution function with df degrees of freedom. NaN when df <= 0 or t is NaN.
+double student_t_cdf(double t, double df);
+
+struct MeanDifference {
+  double difference;  // mean(b) - mean(a)
+  double low;         // its confidence interval
+  double high;
+  double p_value;  // two-sided
+  double df;
+};
+
+// Welch's two-sample t test of mean(b) - mean(a), with the interval at `confidence`. kdrift gives
+// it log values, one per boot or host, so the difference is the log of a ratio of geometric
+// means. A side with one value borrows the other side's variance (is the one value outside what
+// the other side's values predict?) on that side's n - 1 degrees of freedom. No spread at all
+// gives p 1 for equal means and 0 otherwise, with the difference as both bounds. Fewer than two
+// values on both sides, an empty side or a NaN: difference NaN, p_value 1.
+MeanDifference welch_t_test(const std::vector<double>& a, const std::vector<double>& b,
+                            double confidence = 0.95);
+
 // The p-quantile of the standard normal distribution, by bisection on std::erfc; within 1e-12 of
 // scipy.stats.norm.ppf. NaN when p is outside (0, 1).
 double normal_quantile(double p);

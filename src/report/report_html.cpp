@@ -293,6 +293,7 @@ class HtmlReport {
     header();
     status();
     findings();
+    varies_within();
     probe();
     changes();
     kernel_config();
@@ -529,6 +530,43 @@ class HtmlReport {
       out_ += "</td></tr>\n";
     }
     out_ += "</table>\n";
+  }
+
+  // Several snapshots a side: findings that hold for some pairs only, and values that differ
+  // between a side's own snapshots.
+  void varies_within() {
+    const Json* within = object_at(r_, {"varies_within"});
+    if (within == nullptr) return;
+    bool any = !array_at(*within, {"findings"}).empty();
+    for (const char* side : {"a", "b"}) {
+      const Json* sections = object_at(*within, {side});
+      if (sections == nullptr) continue;
+      any = any || std::any_of(sections->begin(), sections->end(),
+                               [](const Json& list) { return list.is_array() && !list.empty(); });
+    }
+    if (!any) return;
+    out_ += "<section id=\"varies-within\">\n<h2>Differs within a side (not a change)</h2>\n";
+    const Json& some = array_at(*within, {"findings"});
+    if (!some.empty()) {
+      out_ += "<ul>\n";
+      for (const auto& finding : some) {
+        const auto text = [&](const char* key) {
+          return xml_escape(raw_text_of(at(finding, {key})));
+        };
+        out_ += "<li><code>" + text("id") + "</code> " + text("title") + " (" + text("pairs") +
+                " of " + text("of") + " pairs)</li>\n";
+      }
+      out_ += "</ul>\n";
+    }
+    for (const auto& [side, name] : {std::pair{"a", &a_name_}, std::pair{"b", &b_name_}}) {
+      const Json* sections = object_at(*within, {side});
+      if (sections == nullptr) continue;
+      for (const auto& [section, list] : sections->items()) {
+        if (list.is_array() && !list.empty())
+          pair_table(*name + ": " + section, list, "path", "absent");
+      }
+    }
+    out_ += "</section>\n";
   }
 
   void changes() {

@@ -255,13 +255,25 @@ void findings(const Json& report, Writer& w) {
 void probe(const Json& report, Writer& w) {
   const Json* section = at(report, {"probe"});
   if (section == nullptr || !section->is_object()) return;
-  w.heading("Probe, A vs B (per-second IOPS, alpha " + text_at(*section, {"alpha"}, "0.01") + ")");
+  const bool per_snapshot = text_at(*section, {"unit"}, "") == "snapshot";
+  w.heading(
+      per_snapshot
+          ? "Probe, A vs B (one value per snapshot: " + text_at(*section, {"snapshots", "a"}, "?") +
+                " vs " + text_at(*section, {"snapshots", "b"}, "?") +
+                "; Welch's t on log IOPS, alpha " + text_at(*section, {"alpha"}, "0.01") + ")"
+          : "Probe, A vs B (per-second IOPS, alpha " + text_at(*section, {"alpha"}, "0.01") + ")");
   if (const Json* why = at(*section, {"unavailable"})) {
     w.out() << "No comparison: " << w.text(text_of(*why)) << "\n";
     return;
   }
   const std::vector<std::string> columns = {
-      "job", "A IOPS (median/s)", "B IOPS (median/s)", "ratio", "95% CI", "p", "verdict"};
+      "job",
+      per_snapshot ? "A IOPS (geo mean)" : "A IOPS (median/s)",
+      per_snapshot ? "B IOPS (geo mean)" : "B IOPS (median/s)",
+      "ratio",
+      "95% CI",
+      "p",
+      "verdict"};
   Table table(columns);
   std::vector<std::vector<std::string>> rows;
   const Json* jobs = at(*section, {"jobs"});
@@ -287,6 +299,43 @@ void probe(const Json& report, Writer& w) {
     if (const Json* reason = at(job, {"reason"})) {
       w.out() << (w.markdown() ? "- " : "  ") << w.text(text_at(job, {"name"}, "?")) << ": "
               << w.text(text_of(*reason)) << "\n";
+    }
+  }
+}
+
+// Several snapshots a side: what disagrees inside a side, which the diff does not call a change.
+void varies_within(const Json& report, Writer& w) {
+  const Json* within = at(report, {"varies_within"});
+  if (within == nullptr || !within->is_object()) return;
+  const auto listed = [](const Json& value) {
+    if (value.is_array()) return !value.empty();
+    if (!value.is_object()) return false;
+    return std::any_of(value.begin(), value.end(),
+                       [](const Json& list) { return list.is_array() && !list.empty(); });
+  };
+  if (std::none_of(within->begin(), within->end(), listed)) return;
+  w.heading("Differs within a side (not a change)");
+  const Json* findings = at(*within, {"findings"});
+  if (findings != nullptr && findings->is_array()) {
+    for (const auto& finding : *findings) {
+      w.out() << (w.markdown() ? "- " : "  ") << w.text(text_at(finding, {"id"}, "?")) << ": "
+              << w.text(text_at(finding, {"title"}, "")) << " (" << text_at(finding, {"pairs"}, "?")
+              << " of " << text_at(finding, {"of"}, "?") << " pairs)\n";
+    }
+  }
+  for (const char* side : {"a", "b"}) {
+    const Json* sections = at(*within, {side});
+    if (sections == nullptr || !sections->is_object()) continue;
+    for (const auto& [name, list] : sections->items()) {
+      if (!list.is_array()) continue;
+      std::size_t shown = 0;
+      for (const auto& change : list) {
+        if (++shown > kMaxChangesPerSection) break;
+        const ChangeText text =
+            change_text(text_at(change, {"path"}, "?"), at(change, {"a"}), at(change, {"b"}));
+        w.out() << (w.markdown() ? "- " : "  ") << (side[0] == 'a' ? "A: " : "B: ")
+                << w.code(text.summary) << "\n";
+      }
     }
   }
 }
@@ -371,6 +420,7 @@ void kernel_config(const Json& report, Writer& w) {
 std::string render(const Json& report, Writer w) {
   header(report, w);
   findings(report, w);
+  varies_within(report, w);
   probe(report, w);
   changes(report, w);
   kernel_config(report, w);

@@ -161,6 +161,10 @@ Json Redactor::redact(const Json& document) {
 }
 
 void redact_snapshots(std::initializer_list<Json*> snapshots) {
+  redact_snapshots(std::vector<Json*>(snapshots));
+}
+
+void redact_snapshots(const std::vector<Json*>& snapshots) {
   Redactor redactor;
   for (const Json* snapshot : snapshots) {
     if (snapshot != nullptr) redactor.learn(*snapshot);

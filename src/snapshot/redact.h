@@ -35,5 +35,6 @@ class Redactor {
 
 // Redacts every snapshot given (null pointers skipped) with one Redactor that has learned them all.
 void redact_snapshots(std::initializer_list<Json*> snapshots);
+void redact_snapshots(const std::vector<Json*>& snapshots);
 
 }  // namespace kdrift

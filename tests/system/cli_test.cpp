@@ -191,6 +191,34 @@ TEST(Cli, DiffExitStatusFollowsTheFindings) {
   EXPECT_EQ(Json::parse(single.out)["findings"][0]["id"], "iommu.dma-translation");
 }
 
+TEST(Cli, DiffTakesSeveralSnapshotsASideSplitByADoubleDash) {
+  const std::string dir = testing::source_dir() + "/tests/fixtures/snapshots/";
+  const std::string off = dir + "no-iommu.json.gz";
+  const std::string off_polled = dir + "poll-queues-2.json.gz";
+  const std::string strict = dir + "intel-strict.json.gz";
+  const std::string lazy = dir + "intel-lazy.json.gz";
+  const KdriftRun run =
+      kdrift("diff " + off + " " + off_polled + " -- " + strict + " " + lazy + " --format json");
+  ASSERT_EQ(run.status, 1) << run.out;
+  const Json report = Json::parse(run.out);
+  EXPECT_EQ(report["a"]["snapshots"].size(), 2u);
+  EXPECT_EQ(report["b"]["snapshots"].size(), 2u);
+  EXPECT_EQ(report["probe"]["unit"], "snapshot");
+  EXPECT_EQ(report["findings"][0]["id"], "iommu.dma-translation");
+  for (const char* format : {"text", "markdown", "html"}) {
+    const KdriftRun rendered = kdrift("diff " + off + " " + strict + " -- " + lazy + " " +
+                                      off_polled + " --format " + format);
+    EXPECT_LE(rendered.status, 1) << format << rendered.out;
+    EXPECT_NE(rendered.out.find("ithin a side"), std::string::npos) << format << rendered.out;
+  }
+  EXPECT_EQ(kdrift("diff " + off + " " + off + " " + strict).status, 2) << "three and no --";
+  EXPECT_EQ(kdrift("diff " + off + " " + off + " -- " + strict).status, 2) << "one file twice";
+  const KdriftRun baselines = kdrift("check " + strict + " --baseline " + off + " --baseline " +
+                                     off_polled + " --format json");
+  ASSERT_EQ(baselines.status, 1) << baselines.out;
+  EXPECT_EQ(Json::parse(baselines.out)["a"]["snapshots"].size(), 2u);
+}
+
 TEST(Cli, DiffWritesEveryFormatToAFile) {
   testing::TempDir dir;
   const std::string a = fixture_snapshot_file(dir, "intel-lazy");

@@ -164,6 +164,69 @@ TEST(ProbeCompare, RoundsOnOneSideOnlyKeepThePerSecondEstimate) {
   EXPECT_EQ(verdict_of(compared), "regression");
 }
 
+// One job's probe section per snapshot, at these IOPS (steady per-second samples around each).
+std::vector<Json> boots(const std::vector<double>& levels) {
+  std::vector<Json> out;
+  for (const double level : levels)
+    out.push_back(probe({job("j", shifted(kSteady, level / 100))}));
+  return out;
+}
+
+std::vector<const Json*> pointers(const std::vector<Json>& probes) {
+  std::vector<const Json*> out;
+  for (const auto& probe : probes)
+    out.push_back(&probe);
+  return out;
+}
+
+TEST(ProbeCompareSets, SnapshotsAreTheUnitAndTheirSpreadIsTheNoise) {
+  // Boot-to-boot drift of ~2 %: a 12 % loss on every boot is a regression.
+  const auto a = boots({100, 102, 98});
+  const auto b = boots({88, 90, 86});
+  const Json compared = compare_probe_sets(pointers(a), pointers(b));
+  EXPECT_EQ(compared["unit"], "snapshot");
+  EXPECT_EQ(compared["snapshots"], Json({{"a", 3}, {"b", 3}}));
+  const Json& result = compared["jobs"][0];
+  EXPECT_EQ(result["verdict"], "regression") << result.dump(1);
+  EXPECT_NEAR(result["iops_ratio"].get<double>(), 0.88, 0.01);
+  EXPECT_LT(result["iops_ci95"][1].get<double>(), 1);
+  EXPECT_EQ(result["iops_values"]["a"].size(), 3U);
+  EXPECT_NEAR(result["a"]["iops"].get<double>(), 100, 0.1);
+  // The same means with boots 15 % apart are inside the noise, however steady each boot was.
+  const auto noisy_a = boots({100, 118, 85});
+  const auto noisy_b = boots({88, 104, 75});
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(noisy_a), pointers(noisy_b))),
+            "no-significant-change");
+}
+
+TEST(ProbeCompareSets, OneCandidateAgainstSeveralBaselinesIsAPredictionTest) {
+  const auto a = boots({100, 101, 99, 100});
+  const auto slow = boots({80});
+  const auto usual = boots({99.5});
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(slow))), "regression");
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(usual))), "no-significant-change");
+  EXPECT_EQ(compare_probe_sets(pointers(a), pointers(slow))["jobs"][0]["snapshots"],
+            Json({{"a", 4}, {"b", 1}}));
+}
+
+TEST(ProbeCompareSets, JobsMissingOrFailedOnSomeSnapshotsAreCounted) {
+  std::vector<Json> a = boots({100, 101});
+  a.push_back(probe({job("j", kSteady, "failed")}));
+  std::vector<Json> b = boots({70, 71});
+  b.push_back(probe({job("other", kSteady)}));
+  const Json compared = compare_probe_sets(pointers(a), pointers(b));
+  const Json& result = compared["jobs"][0];
+  EXPECT_EQ(result["name"], "j");
+  EXPECT_EQ(result["not_run"], Json({{"a", 1}, {"b", 1}}));
+  EXPECT_EQ(result["snapshots"], Json({{"a", 2}, {"b", 2}}));
+  EXPECT_EQ(compared["jobs"][1]["verdict"], "only-in-b");
+  // No probe at all on a snapshot is a snapshot without the job.
+  const std::vector<const Json*> with_none = {&a[0], nullptr};
+  EXPECT_EQ(compare_probe_sets(with_none, pointers(b))["jobs"][0]["not_run"]["a"], 1);
+  // One snapshot a side is the per-second comparison.
+  EXPECT_EQ(compare_probe_sets({&a[0]}, {&b[0]}), compare_probes(&a[0], &b[0]));
+}
+
 TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
   const Json a = probe({job("j", kSteady)});
   std::vector<double> slightly_lower;

@@ -337,3 +337,40 @@ TEST(NormalQuantile, MatchesScipy) {
 
 }  // namespace
 }  // namespace kdrift
+
+namespace kdrift {
+namespace {
+
+// References: Welch's formulas, the t tail integrated numerically (Simpson, 2e5 steps).
+TEST(WelchTTest, MatchesTheFormulaWithSatterthwaiteDegrees) {
+  const MeanDifference test = welch_t_test({1, 2, 3, 4}, {3, 4, 5, 6, 7});
+  EXPECT_DOUBLE_EQ(test.difference, 2.5);
+  EXPECT_NEAR(test.df, 6.980769, 1e-6);
+  EXPECT_NEAR(test.p_value, 0.034939, 1e-5);
+  // t(0.975, 6.98) * 0.957427 either side of 2.5.
+  EXPECT_NEAR(test.high - test.difference, student_t_quantile(0.975, test.df) * 0.957427, 1e-5);
+  EXPECT_NEAR(test.difference - test.low, test.high - test.difference, 1e-12);
+  EXPECT_NEAR(welch_t_test({3, 4, 5, 6, 7}, {1, 2, 3, 4}).p_value, test.p_value, 1e-12);
+}
+
+TEST(WelchTTest, OneValueOnASideIsTestedAgainstTheOtherSidesSpread) {
+  const MeanDifference test = welch_t_test({1, 2, 3, 4}, {10});
+  EXPECT_DOUBLE_EQ(test.df, 3);
+  EXPECT_NEAR(test.p_value, 0.013847, 1e-5);
+  EXPECT_NEAR(welch_t_test({10}, {1, 2, 3, 4}).p_value, test.p_value, 1e-12);
+}
+
+TEST(WelchTTest, DegenerateSamples) {
+  EXPECT_EQ(welch_t_test({1}, {2}).p_value, 1);
+  EXPECT_TRUE(std::isnan(welch_t_test({}, {1, 2}).difference));
+  EXPECT_EQ(welch_t_test({1, std::nan("")}, {1, 2}).p_value, 1);
+  EXPECT_EQ(welch_t_test({2, 2}, {2, 2, 2}).p_value, 1);
+  const MeanDifference apart = welch_t_test({2, 2}, {3, 3});
+  EXPECT_EQ(apart.p_value, 0);
+  EXPECT_EQ(apart.low, 1);
+  EXPECT_TRUE(std::isnan(student_t_cdf(1, 0)));
+  EXPECT_NEAR(student_t_cdf(0, 5), 0.5, 1e-12);
+}
+
+}  // namespace
+}  // namespace kdrift
