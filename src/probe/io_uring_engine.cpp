@@ -1,5 +1,5 @@
-// io_uring engine: one ring per job, user_data = slot index, submission and waiting in one
-// io_uring_enter, one clock read per batch.
+// io_uring engine: one ring per job, user_data = slot index; a submit call, then a wait call
+// once the queue is full (fio's pattern); clock reads after each.
 
 #include <liburing.h>
 #include <sys/uio.h>
@@ -71,6 +71,7 @@ class IoUringEngine final : public Engine {
   unsigned sq_entries_ = 0;
   unsigned cq_entries_ = 0;
   unsigned features_ = 0;
+  uint64_t submit_returned_ns_ = 0;
   std::vector<SlotIo> slots_;
   SpinPolicy spin_;
 };
@@ -142,21 +143,26 @@ void IoUringEngine::prepare(uint32_t slot, const IoTarget& io, uint64_t now) {
   io_uring_sqe_set_data64(sqe, slot);
 }
 
-// Submits what is prepared and, when the queue is full, waits for `wait` completions. Even when
-// not waiting it asks for events: with DEFER_TASKRUN completions are posted only while the
-// submitter is in the kernel with GETEVENTS (fio does the same).
+// Submits what is prepared, then, when the queue is full, waits for `wait` completions in a
+// second call, as fio does. Returning to user space between the two lets a completion posted
+// meanwhile be found without sleeping: on zram, where io-wq runs every read, one call for both
+// slept on nearly every I/O (0.59-0.62 of fio's IOPS at depth 16, 88-164k context switches in
+// 3.5 s against 42-57k split). The submit call also asks for events: with DEFER_TASKRUN
+// completions are posted only while the submitter is in the kernel with GETEVENTS.
 int IoUringEngine::submit(uint32_t wait) {
-  if (wait == 0) return io_uring_submit_and_get_events(&ring_);
-  const bool spin = job_.completion_wait == CompletionWait::kSpin && !job_.engine.iopoll;
-  if (!spin || !spin_.should_spin()) return io_uring_submit_and_wait(&ring_, wait);
   const int submitted = io_uring_submit_and_get_events(&ring_);
-  if (submitted < 0) return submitted;
-  const int found = spin_.spin([&] { return io_uring_cq_ready(&ring_) >= wait; },
-                               [&] { return io_uring_get_events(&ring_); }, monotonic_ns);
-  if (found < 0) return found;
-  if (found == 1) return submitted;
-  const int result = io_uring_submit_and_wait(&ring_, wait);
-  return result < 0 ? result : submitted + result;
+  submit_returned_ns_ = monotonic_ns();
+  if (submitted < 0 || wait == 0) return submitted;
+  const bool spin = job_.completion_wait == CompletionWait::kSpin && !job_.engine.iopoll;
+  if (spin && spin_.should_spin()) {
+    const int found = spin_.spin([&] { return io_uring_cq_ready(&ring_) >= wait; },
+                                 [&] { return io_uring_get_events(&ring_); }, monotonic_ns);
+    if (found < 0) return found;
+    if (found == 1) return submitted;
+  }
+  io_uring_cqe* cqe = nullptr;
+  const int waited = io_uring_wait_cqe_nr(&ring_, &cqe, wait);
+  return waited < 0 ? waited : submitted;
 }
 
 std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& recorder) {
@@ -181,12 +187,9 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
     }
     now = monotonic_ns();
     if (!prepared.empty()) {
-      // A submit call that also waited gives no moment at which submission ended: the whole
-      // time is completion latency (slat 0, clat = lat). fio spends a second syscall per
-      // batch to split them; kdrift does not.
-      for (const uint32_t slot : prepared) {
-        slots_[slot].submitted_ns = wait == 0 ? now : slots_[slot].prepared_ns;
-      }
+      // Submission ended when the submit call returned, before any wait (slat as fio's).
+      for (const uint32_t slot : prepared)
+        slots_[slot].submitted_ns = submit_returned_ns_;
       recorder.submit_call(prepared.size());
     } else {
       recorder.reap_call();
