@@ -21,10 +21,10 @@ int main(int argc, char** argv) {
   for (const double boot_cv : {0.0, 0.02}) {
     kdrift::VerdictNoise noise;
     noise.boot_cv = boot_cv;
-    std::printf("%d trials per cell; noise CV: %.0f %% per second, %.0f %% run to run, %.0f %% "
-                "boot to boot; %d s a round\n",
-                trials, 100 * noise.second_cv, 100 * noise.run_cv, 100 * noise.boot_cv,
-                noise.seconds);
+    std::printf(
+        "%d trials per cell; noise CV: %.0f %% per second, %.0f %% run to run, %.0f %% "
+        "boot to boot; %d s a round\n",
+        trials, 100 * noise.second_cv, 100 * noise.run_cv, 100 * noise.boot_cv, noise.seconds);
     const double effects[] = {0.025, 0.05, 0.10, 0.15, 0.20, 0.30};
     std::printf("%-6s %-9s | %12s | %s\n", "rounds", "snapshots", "false alarms",
                 "regressions called at a loss of 2.5 %    5 %   10 %   15 %   20 %   30 %");
