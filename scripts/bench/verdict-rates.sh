@@ -40,6 +40,14 @@ alarms() {
     -r "$@"
 }
 
+# One line of the table: TARGET ROUNDS WHAT REPORT...
+print_rate() {
+  local hit total
+  read -r hit total < <(alarms "${@:4}")
+  printf '%-6s %-7s %-22s %11.2f%% %14s\n' "$1" "$2" "$3" \
+    "$(echo "$hit $total" | awk '{print 100 * $1 / $2}')" "$hit / $total"
+}
+
 printf '%-6s %-7s %-22s %12s %14s\n' target rounds compared "false alarms" "(of job tests)"
 for target in "/dev/$bench_zram" "$loop"; do
   label=$([ "$target" = "$loop" ] && echo loop || echo zram)
@@ -57,9 +65,7 @@ for target in "/dev/$bench_zram" "$loop"; do
         reports+=("$dir/d$i-$j.json")
       done
     done
-    read -r hit total < <(alarms "${reports[@]}")
-    printf '%-6s %-7s %-22s %11.2f%% %14s\n' "$label" "$rounds" "pairs of snapshots" \
-      "$(echo "$hit $total" | awk '{print 100 * $1 / $2}')" "$hit / $total"
+    print_rate "$label" "$rounds" "pairs of snapshots" "${reports[@]}"
     if [ "$rounds" = 3 ]; then
       triples=$((count / 3))
       reports=()
@@ -71,9 +77,7 @@ for target in "/dev/$bench_zram" "$loop"; do
           reports+=("$dir/t$i-$j.json")
         done
       done
-      read -r hit total < <(alarms "${reports[@]}")
-      printf '%-6s %-7s %-22s %11.2f%% %14s\n' "$label" "$rounds" "3 snapshots a side" \
-        "$(echo "$hit $total" | awk '{print 100 * $1 / $2}')" "$hit / $total"
+      print_rate "$label" "$rounds" "3 snapshots a side" "${reports[@]}"
     fi
   done
 done
