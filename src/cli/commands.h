@@ -19,8 +19,8 @@ void register_diff(CLI::App& app, int& exit_status);
 // The hidden option `kdrift diff A1 A2 -- B1 B2` reaches CLI11 as: the `--` after `diff`
 // becomes this, so that the sides stay apart (with_diff_sides).
 inline constexpr std::string_view kDiffSideSeparator = "--candidates";
-// The command line with the first standalone `--` after the `diff` subcommand replaced by
-// kDiffSideSeparator; any other command line as it is.
+// `kdrift diff …` with the first standalone `--` replaced by kDiffSideSeparator; any other
+// command line as it is.
 std::vector<std::string> with_diff_sides(std::vector<std::string> args);
 void register_check(CLI::App& app, int& exit_status);
 void register_bisect(CLI::App& app, int& exit_status);

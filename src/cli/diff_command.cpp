@@ -19,9 +19,10 @@ struct DiffArguments {
 }  // namespace
 
 std::vector<std::string> with_diff_sides(std::vector<std::string> args) {
-  const auto diff = std::find(args.begin() + (args.empty() ? 0 : 1), args.end(), "diff");
-  if (diff == args.end()) return args;
-  const auto separator = std::find(diff + 1, args.end(), "--");
+  // Only `kdrift diff …`: a "diff" further on is another command's argument (a file name, the
+  // command `bisect run` starts), and so is its `--`.
+  if (args.size() < 2 || args[1] != "diff") return args;
+  const auto separator = std::find(args.begin() + 2, args.end(), "--");
   if (separator != args.end()) *separator = std::string(kDiffSideSeparator);
   return args;
 }

@@ -212,6 +212,10 @@ TEST(Cli, DiffTakesSeveralSnapshotsASideSplitByADoubleDash) {
     EXPECT_NE(rendered.out.find("ithin a side"), std::string::npos) << format << rendered.out;
   }
   EXPECT_EQ(kdrift("diff " + off + " " + off + " " + strict).status, 2) << "three and no --";
+  // Only diff's own `--` splits sides: another command's "diff" and "--" are its arguments.
+  const KdriftRun other = kdrift("check diff -- " + strict);
+  EXPECT_EQ(other.status, 2);
+  EXPECT_EQ(other.out.find("candidates"), std::string::npos) << other.out;
   EXPECT_EQ(kdrift("diff " + off + " " + off + " -- " + strict).status, 2) << "one file twice";
   const KdriftRun baselines = kdrift("check " + strict + " --baseline " + off + " --baseline " +
                                      off_polled + " --format json");
