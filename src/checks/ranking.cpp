@@ -85,6 +85,41 @@ double relevance_factor(const Finding& finding, const Json& probe_jobs) {
   return movement.ran_here ? 0.5 : 1;
 }
 
+// The raised finding a rule follows from, if any: the first of its follows that is present.
+const Finding* cause_of(const Finding& finding, const std::vector<Finding>& findings) {
+  for (const auto& id : finding.rule->follows) {
+    const auto cause = std::find_if(findings.begin(), findings.end(),
+                                    [&](const Finding& other) { return other.rule->id == id; });
+    if (cause != findings.end()) return &*cause;
+  }
+  return nullptr;
+}
+
+// A consequence never outranks its cause, whatever the probe did: two findings of one change
+// must not swap places because a noisy run moved a job. It keeps its place when severity orders
+// it above the cause (a check lists what needs attention first).
+void place_after_causes(std::vector<Finding>& findings, RankOrder order) {
+  // Each pass moves one finding down; a follows cycle in user rules must not loop forever.
+  for (std::size_t pass = 0; pass < findings.size() * findings.size() + 1; ++pass) {
+    bool moved = false;
+    for (std::size_t i = 0; i < findings.size() && !moved; ++i) {
+      const Finding* cause = cause_of(findings[i], findings);
+      if (cause == nullptr) continue;
+      const auto cause_at = static_cast<std::size_t>(cause - findings.data());
+      if (cause_at < i) continue;
+      if (order == RankOrder::kSeverityThenScore && findings[i].severity != cause->severity) {
+        continue;
+      }
+      findings[i].score = std::min(findings[i].score, cause->score);
+      std::rotate(findings.begin() + static_cast<std::ptrdiff_t>(i),
+                  findings.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                  findings.begin() + static_cast<std::ptrdiff_t>(cause_at) + 1);
+      moved = true;
+    }
+    if (!moved) return;
+  }
+}
+
 }  // namespace
 
 void rank_findings(std::vector<Finding>& findings, const Json& probe_jobs, RankOrder order) {
@@ -103,6 +138,7 @@ void rank_findings(std::vector<Finding>& findings, const Json& probe_jobs, RankO
     if (x.score != y.score) return x.score > y.score;
     return x.severity > y.severity;
   });
+  place_after_causes(findings, order);
 }
 
 }  // namespace kdrift

@@ -87,6 +87,9 @@ struct Rule {
   std::string remedy;
   double magnitude = 0.1;  // share of IOPS or latency the setting is known to move
   Relevance relevance = Relevance::kAny;
+  // Rules whose finding, when raised too, is this one's cause: this one ranks right after it
+  // (queue/io_poll reads 0 because the driver lost its poll queues).
+  std::vector<std::string> follows;
   std::vector<Match> matches;
   std::vector<PathPattern> context;  // related values shown as evidence
   std::vector<Match> proof;          // trace facts that tie the setting to the I/O path

@@ -64,7 +64,8 @@ class RuleParser {
     if (auto status =
             reader_.check_keys(document,
                                {"id", "severity", "title", "explanation", "remedy", "magnitude",
-                                "relevance", "context", "builtin", "match", "proof", "group"},
+                                "relevance", "follows", "context", "builtin", "match", "proof",
+                                "group"},
                                "");
         !status) {
       return status.error();
@@ -121,6 +122,18 @@ class RuleParser {
                                 "or writes");
       }
       rule.relevance = *relevance;
+    }
+    if (const auto* node = document.get("follows")) {
+      auto ids = reader_.list<std::string>(
+          *node, "follows", [](const toml::node& item) { return item.value<std::string>(); });
+      if (!ids) return ids.error();
+      for (auto& id : *ids) {
+        if (!valid_id(id) || id == rule.id) {
+          return reader_.error_at(*node, "follows: \"" + id +
+                                             "\" is not the id of another rule (area.name)");
+        }
+        rule.follows.push_back(std::move(id));
+      }
     }
     return ok_status();
   }

@@ -94,6 +94,20 @@ below = 0.1
   EXPECT_EQ(rule->matches[0].where.size(), 2U);
   EXPECT_EQ(rule->matches[0].conditions.size(), 2U);
   EXPECT_EQ(rule->proof.size(), 1U);
+  EXPECT_TRUE(rule->follows.empty());
+}
+
+TEST(RuleLoader, BuiltinSymptomsFollowThePollQueues) {
+  const auto rules = builtin_rules();
+  ASSERT_TRUE(rules.ok()) << rules.error().describe();
+  int symptoms = 0;
+  for (const auto& rule : *rules) {
+    if (rule.id == "block.io-poll" || rule.id == "io_uring.iopoll-unsupported") {
+      EXPECT_EQ(rule.follows, std::vector<std::string>{"nvme.poll-queues"}) << rule.id;
+      ++symptoms;
+    }
+  }
+  EXPECT_EQ(symptoms, 2);
 }
 
 TEST(RuleLoader, WildcardValueBecomesTheElements) {
@@ -139,6 +153,15 @@ TEST(RuleLoader, MalformedRulesNameFileAndLine) {
       {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
        "magnitude = 3\n[[match]]\nvalue = \"a\"\nequals = 1\n",
        "bad.toml:6: magnitude"},
+      {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
+       "follows = [\"x.y\"]\n[[match]]\nvalue = \"a\"\nequals = 1\n",
+       "bad.toml:6: follows: \"x.y\" is not the id of another rule"},
+      {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
+       "follows = [\"Not An Id\"]\n[[match]]\nvalue = \"a\"\nequals = 1\n",
+       "bad.toml:6: follows"},
+      {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
+       "follows = [1]\n[[match]]\nvalue = \"a\"\nequals = 1\n",
+       "follows: invalid value 1"},
   };
   for (const auto& bad : cases) {
     SCOPED_TRACE(bad.text);
