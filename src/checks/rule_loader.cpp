@@ -61,12 +61,11 @@ class RuleParser {
     auto parsed = reader_.parse(text);
     if (!parsed) return parsed.error();
     const toml::table& document = *parsed;
-    if (auto status =
-            reader_.check_keys(document,
-                               {"id", "severity", "title", "explanation", "remedy", "magnitude",
-                                "relevance", "follows", "context", "builtin", "match", "proof",
-                                "group"},
-                               "");
+    if (auto status = reader_.check_keys(
+            document,
+            {"id", "severity", "title", "explanation", "remedy", "magnitude", "relevance",
+             "follows", "context", "builtin", "match", "proof", "group"},
+            "");
         !status) {
       return status.error();
     }
@@ -129,8 +128,8 @@ class RuleParser {
       if (!ids) return ids.error();
       for (auto& id : *ids) {
         if (!valid_id(id) || id == rule.id) {
-          return reader_.error_at(*node, "follows: \"" + id +
-                                             "\" is not the id of another rule (area.name)");
+          return reader_.error_at(
+              *node, "follows: \"" + id + "\" is not the id of another rule (area.name)");
         }
         rule.follows.push_back(std::move(id));
       }
