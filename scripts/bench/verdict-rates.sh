@@ -11,6 +11,7 @@
 # The lab's rates (one scenario booted several times; no-IOMMU against intel-strict) come from
 # scripts/bench/lab-run-to-run.sh and the lab tier's snapshots.
 # Usage: scripts/bench/verdict-rates.sh [SNAPSHOTS [TRIALS]]   (root; default 20 and 1000)
+# KDRIFT_VERDICT_KEEP=DIR keeps the snapshots and reports in DIR, to study the alarms.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 source "$(dirname "$0")/lib.sh"
@@ -20,11 +21,14 @@ trials=${2:-1000}
 "$KDRIFT_ROOT/scripts/setup" >/dev/null
 ensure_packages jq
 kdrift=$KDRIFT_BUILD_DIR/kdrift
-work=$(mktemp -d)
+keep=${KDRIFT_VERDICT_KEEP:-}
+work=${keep:-$(mktemp -d)}
+mkdir -p "$work"
 loop=
 cleanup() {
   [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
-  rm -rf "$work" /var/tmp/kdrift-verdict.img
+  [ -z "$keep" ] && rm -rf "$work"
+  rm -f /var/tmp/kdrift-verdict.img
   bench_zram_remove
 }
 trap cleanup EXIT

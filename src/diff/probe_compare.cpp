@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numbers>
 
 #include "diff/statistics.h"
 #include "model/job_result.h"
@@ -406,12 +407,38 @@ std::vector<double> log_values(const SideValues& side, std::string_view key) {
   return out;
 }
 
+// The variance of one snapshot's log value of a metric (an empty key: IOPS) that its own run
+// already shows, averaged over the side: with rounds, that of the median of its rounds (pi/2 times
+// the rounds' variance over their count); without, for IOPS, the spread between its seconds, which
+// in kdrift's QEMU lab matched the spread between runs. Snapshots taken back to back can agree by
+// chance far more closely than a re-run would; each still carries at least this much noise.
+double run_to_run_variance(const SideValues& side, std::string_view key) {
+  double sum = 0;
+  for (const JobResult* entry : side.entries) {
+    const std::vector<double> rounds = round_values(*entry, key);
+    double variance = 0;
+    if (rounds.size() >= 2) {
+      const double spread = coefficient_of_variation(rounds);
+      variance = std::numbers::pi / 2 * spread * spread / static_cast<double>(rounds.size());
+    } else if (key.empty()) {
+      const double spread = coefficient_of_variation(iops_samples(*entry->main_direction()));
+      variance = spread * spread;
+    }
+    if (std::isfinite(variance)) sum += variance;
+  }
+  return side.entries.empty() ? 0 : sum / static_cast<double>(side.entries.size());
+}
+
 // The test of one metric across snapshots: ratio of geometric means b/a, its interval, p and
 // verdict ("worse" is lower IOPS or higher latency).
-Json snapshot_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
-                   bool higher_is_better) {
-  const MeanDifference test = welch_t_test(a, b);
+Json snapshot_test(const SideValues& side_a, const SideValues& side_b, std::string_view key,
+                   double alpha, bool higher_is_better) {
+  const auto a = log_values(side_a, key);
+  const auto b = log_values(side_b, key);
+  const VarianceFloor floor{run_to_run_variance(side_a, key), run_to_run_variance(side_b, key)};
+  const MeanDifference test = welch_t_test(a, b, 0.95, floor);
   Json out = {{"samples", {{"a", a.size()}, {"b", b.size()}}}, {"p_value", test.p_value}};
+  out["run_to_run_cv"] = {{"a", std::sqrt(floor.a)}, {"b", std::sqrt(floor.b)}};
   if (std::isfinite(test.difference)) out["ratio"] = std::exp(test.difference);
   if (std::isfinite(test.low) && std::isfinite(test.high)) {
     out["ci95"] = {std::exp(test.low), std::exp(test.high)};
@@ -445,30 +472,28 @@ Json compare_job_sets(const std::string& name, const SideValues& a, const SideVa
       values[label].push_back(entry->main_direction()->iops.value_or(0));
   }
   out["iops_values"] = std::move(values);
-  const auto logs_a = log_values(a, "");
-  const auto logs_b = log_values(b, "");
   // Geometric means: what the ratio compares, shown where a pair's medians would be.
-  for (const auto& [label, logs] : {std::pair{"a", &logs_a}, std::pair{"b", &logs_b}}) {
-    if (logs->empty()) continue;
+  for (const auto& [label, side] : {std::pair{"a", &a}, std::pair{"b", &b}}) {
+    const auto logs = log_values(*side, "");
+    if (logs.empty()) continue;
     double sum = 0;
-    for (const double value : *logs)
+    for (const double value : logs)
       sum += value;
-    out[label] = {{"iops", std::exp(sum / static_cast<double>(logs->size()))}};
+    out[label] = {{"iops", std::exp(sum / static_cast<double>(logs.size()))}};
   }
-  const Json iops = snapshot_test(logs_a, logs_b, alpha, true);
+  const Json iops = snapshot_test(a, b, "", alpha, true);
   for (const auto& [from, to] :
        {std::pair{"ratio", "iops_ratio"}, std::pair{"ci95", "iops_ci95"},
-        std::pair{"p_value", "p_value"}, std::pair{"verdict", "iops_verdict"}}) {
+        std::pair{"p_value", "p_value"}, std::pair{"run_to_run_cv", "iops_run_to_run_cv"},
+        std::pair{"verdict", "iops_verdict"}}) {
     if (iops.contains(from)) out[to] = iops[from];
   }
   bool worse = false;
   bool better = false;
   Json latency = Json::object();
   for (const auto& percentile : kTrackedPercentiles) {
-    const auto latency_a = log_values(a, percentile.key);
-    const auto latency_b = log_values(b, percentile.key);
-    if (latency_a.empty() || latency_b.empty()) continue;
-    Json test = snapshot_test(latency_a, latency_b, alpha, false);
+    if (log_values(a, percentile.key).empty() || log_values(b, percentile.key).empty()) continue;
+    Json test = snapshot_test(a, b, percentile.key, alpha, false);
     worse = worse || test["verdict"] == "regression";
     better = better || test["verdict"] == "improvement";
     latency[std::string(percentile.key)] = std::move(test);

@@ -380,17 +380,19 @@ double student_t_cdf(double t, double df) {
 }
 
 MeanDifference welch_t_test(const std::vector<double>& a, const std::vector<double>& b,
-                            double confidence) {
+                            double confidence, VarianceFloor floor) {
   const MeanDifference none{kNaN, kNaN, kNaN, 1, kNaN};
   if (unusable(a, b) || (a.size() < 2 && b.size() < 2)) return none;
   Moments one = moments_of(a);
   Moments two = moments_of(b);
+  if (a.size() >= 2) one.variance = std::max(one.variance, floor.a);
+  if (b.size() >= 2) two.variance = std::max(two.variance, floor.b);
   double df = 0;
   if (a.size() < 2) {
-    one.variance = two.variance;
+    one.variance = std::max(two.variance, floor.a);
     df = two.n - 1;
   } else if (b.size() < 2) {
-    two.variance = one.variance;
+    two.variance = std::max(one.variance, floor.b);
     df = one.n - 1;
   } else {
     const double share_a = one.variance / one.n;

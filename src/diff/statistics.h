@@ -88,8 +88,15 @@ struct MeanDifference {
 // the other side's values predict?) on that side's n - 1 degrees of freedom. No spread at all
 // gives p 1 for equal means and 0 otherwise, with the difference as both bounds. Fewer than two
 // values on both sides, an empty side or a NaN: difference NaN, p_value 1.
+// floor: the least variance of one value on each side, known from elsewhere (a snapshot's own
+// run-to-run spread), so that a few values that agree by chance do not claim more precision
+// than each of them has.
+struct VarianceFloor {
+  double a = 0;
+  double b = 0;
+};
 MeanDifference welch_t_test(const std::vector<double>& a, const std::vector<double>& b,
-                            double confidence = 0.95);
+                            double confidence = 0.95, VarianceFloor floor = {});
 
 // The p-quantile of the standard normal distribution, by bisection on std::erfc; within 1e-12 of
 // scipy.stats.norm.ppf. NaN when p is outside (0, 1).

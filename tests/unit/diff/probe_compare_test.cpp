@@ -199,6 +199,35 @@ TEST(ProbeCompareSets, SnapshotsAreTheUnitAndTheirSpreadIsTheNoise) {
             "no-significant-change");
 }
 
+// Three rounds a snapshot whose medians are these levels, each round ±spread around it.
+Json snapshot_in_rounds(double level, double spread) {
+  return probe(
+      {rounds_job("j", {shifted(kSteady, (level - spread) / 100), shifted(kSteady, level / 100),
+                        shifted(kSteady, (level + spread) / 100)})});
+}
+
+TEST(ProbeCompareSets, SnapshotsThatAgreeByChanceKeepTheirOwnRunToRunNoise) {
+  // Three snapshots a side within 0.3 % of each other, 6 % apart: Welch alone would call it,
+  // but each snapshot's own rounds spread 15 %, and a re-run could land anywhere in that.
+  std::vector<Json> a;
+  std::vector<Json> b;
+  for (const double level : {100.0, 100.3, 99.8}) {
+    a.push_back(snapshot_in_rounds(level, 15));
+    b.push_back(snapshot_in_rounds(level * 0.94, 15));
+  }
+  const Json result = compare_probe_sets(pointers(a), pointers(b))["jobs"][0];
+  EXPECT_EQ(result["verdict"], "no-significant-change") << result.dump(1);
+  EXPECT_GT(result["iops_run_to_run_cv"]["a"].get<double>(), 0.1);
+  // Rounds that agree as closely as the snapshots do leave the verdict to the snapshots.
+  std::vector<Json> steady_a;
+  std::vector<Json> steady_b;
+  for (const double level : {100.0, 100.3, 99.8}) {
+    steady_a.push_back(snapshot_in_rounds(level, 0.3));
+    steady_b.push_back(snapshot_in_rounds(level * 0.94, 0.3));
+  }
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(steady_a), pointers(steady_b))), "regression");
+}
+
 TEST(ProbeCompareSets, OneCandidateAgainstSeveralBaselinesIsAPredictionTest) {
   const auto a = boots({100, 101, 99, 100});
   const auto slow = boots({80});

@@ -360,6 +360,22 @@ TEST(WelchTTest, OneValueOnASideIsTestedAgainstTheOtherSidesSpread) {
   EXPECT_NEAR(welch_t_test({10}, {1, 2, 3, 4}).p_value, test.p_value, 1e-12);
 }
 
+TEST(WelchTTest, AVarianceFloorHoldsEachSideToTheNoiseKnownFromElsewhere) {
+  // Floors below the sample variances change nothing.
+  const MeanDifference plain = welch_t_test({1, 2, 3, 4}, {3, 4, 5, 6, 7});
+  const MeanDifference low = welch_t_test({1, 2, 3, 4}, {3, 4, 5, 6, 7}, 0.95, {0.1, 0.1});
+  EXPECT_DOUBLE_EQ(low.p_value, plain.p_value);
+  // Values that agree by chance: the floor stands in for their variance, as if it were theirs.
+  const MeanDifference floored = welch_t_test({0, 0.01}, {0.1, 0.11}, 0.95, {0.01, 0.01});
+  const MeanDifference as_if = welch_t_test({-0.0657, 0.0757}, {0.0343, 0.1757});
+  EXPECT_GT(floored.p_value, 0.3);
+  EXPECT_NEAR(floored.p_value, as_if.p_value, 1e-3);
+  EXPECT_DOUBLE_EQ(floored.difference, 0.1);
+  // A side of one value takes the larger of the other side's variance and its own floor.
+  EXPECT_GT(welch_t_test({0, 0.01, 0.02}, {0.1}, 0.95, {0, 0.04}).p_value,
+            welch_t_test({0, 0.01, 0.02}, {0.1}).p_value);
+}
+
 TEST(WelchTTest, DegenerateSamples) {
   EXPECT_EQ(welch_t_test({1}, {2}).p_value, 1);
   EXPECT_TRUE(std::isnan(welch_t_test({}, {1, 2}).difference));
