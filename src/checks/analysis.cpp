@@ -89,8 +89,11 @@ Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
                  const std::vector<Rule>& rules) {
   const Json derived_a = with_derived_facts(a.snapshot);
   const Json derived_b = with_derived_facts(b.snapshot);
+  const std::string boot_a = nested_text(a.snapshot, "kernel", "boot_id");
+  const bool same_boot = !boot_a.empty() && boot_a == nested_text(b.snapshot, "kernel", "boot_id");
   Json probe =
-      compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"));
+      compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"),
+                     kDefaultAlpha, same_boot ? Boots::kSame : Boots::kDifferent);
   const Json no_jobs = Json::array();
   const Json* jobs = array_member(probe, "jobs");
   auto findings = evaluate_diff(rules, derived_a, derived_b, jobs != nullptr ? *jobs : no_jobs);

@@ -249,7 +249,7 @@ std::string main_direction_name(const JobResult& job) {
   return job.read && main == &*job.read ? "read" : "write";
 }
 
-Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread run) {
+Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread run, Boots boots) {
   Json out = b.header_json();
   const std::string direction = main_direction_name(b);
   if (direction.empty() || main_direction_name(a) != direction) {
@@ -278,12 +278,14 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread
   // histogram buckets and barely vary inside a run, so their own spread would understate that
   // drift; in the lab, two boots of one scenario moved p50 by 6-7 % at p < 0.005 while IOPS
   // stayed inside its allowance. So the IOPS allowance is the latency's floor too.
-  // With rounds on both sides, the spread between them is the run-to-run noise itself.
-  const Allowance allowance = enough ? allowance_for(a, b, "", alpha, 1) : Allowance{};
+  // With rounds on both sides, the spread between them is the run-to-run noise itself; across
+  // boots, never below the per-second estimate (Boots).
+  const Allowance rounds = enough ? allowance_for(a, b, "", alpha, 1) : Allowance{};
+  const double per_second = run_to_run_allowance(samples_a, samples_b, alpha, run);
+  const bool rounds_suffice =
+      rounds.from_rounds && (boots == Boots::kSame || rounds.floor >= per_second);
   const Allowance iops_allowance =
-      allowance.from_rounds || !enough
-          ? allowance
-          : Allowance{run_to_run_allowance(samples_a, samples_b, alpha, run), false};
+      rounds_suffice || !enough ? rounds : Allowance{per_second, false};
   LatencyComparison latency = compare_latency(a, b, stats_a, stats_b, alpha, iops_allowance.floor);
   out["latency"] = std::move(latency.json);
   if (!enough) {
@@ -319,7 +321,7 @@ double run_spread(const std::vector<JobResult>& results) {
 
 }  // namespace
 
-Json compare_probes(const Json* a, const Json* b, double alpha) {
+Json compare_probes(const Json* a, const Json* b, double alpha, Boots boots) {
   const Json* jobs_a = a != nullptr ? array_member(*a, "jobs") : nullptr;
   const Json* jobs_b = b != nullptr ? array_member(*b, "jobs") : nullptr;
   if (jobs_a == nullptr || jobs_b == nullptr) {
@@ -350,7 +352,7 @@ Json compare_probes(const Json* a, const Json* b, double alpha) {
                          other->second->status_or_ok() + " → " + job.status_or_ok() + ")";
       jobs.push_back(std::move(failed));
     } else {
-      jobs.push_back(compare_job(*other->second, job, alpha, spread));
+      jobs.push_back(compare_job(*other->second, job, alpha, spread, boots));
     }
   }
   for (const auto& job : results_a) {

@@ -18,9 +18,16 @@ inline constexpr double kDefaultAlpha = 0.01;
 // a 60-sample run is significant and irrelevant).
 inline constexpr double kMinimumEffect = 0.05;
 
+// Whether the two snapshots were taken in one boot. Rounds inside a boot show how far a re-run
+// moves; they cannot show how far a re-boot moves (memory layout, an emulator's placement), which
+// in kdrift's QEMU lab was several times the rounds' spread. Across boots the per-second
+// estimate stays a floor under the rounds' (on quiet hardware it is below the minimum effect).
+enum class Boots { kSame, kDifferent };
+
 // The report's "probe" member: {alpha, jobs[...]} or {unavailable: why}. a and b are the
 // snapshots' probe sections (either may be null).
-Json compare_probes(const Json* a, const Json* b, double alpha = kDefaultAlpha);
+Json compare_probes(const Json* a, const Json* b, double alpha = kDefaultAlpha,
+                    Boots boots = Boots::kDifferent);
 
 // The most snapshots a side of a diff may hold: a bound on the work (every pair's rules) and on
 // what a report lists.
