@@ -52,14 +52,28 @@ struct kdrift_block_counts {
   unsigned long long errors;
   /* Completions of requests issued before tracing started: no issue time to pair with. */
   unsigned long long unmatched_completions;
-  /* Requests issued again, not requeued, before any completion of theirs reached the program:
-   * completions the kernel counted that the programs never saw. */
-  unsigned long long lost_completions;
+  /* Completions the kernel made, and diskstats counted, that never ran a program: found when
+   * their request was issued again without a requeue, and counted by the direction and size of
+   * the issue they completed. */
+  unsigned long long lost[KDRIFT_DIRS];
+  unsigned long long lost_bytes[KDRIFT_DIRS];
   /* Start times that did not fit the tables (their latencies are missing, counts are not). */
   unsigned long long dropped_request_starts;
   unsigned long long dropped_bio_starts;
   unsigned long long request_bytes[KDRIFT_SIZE_BUCKETS];
   unsigned long long depth[KDRIFT_DEPTH_BUCKETS];
+};
+
+/* What the programs hold per request (keyed by its struct request *) from its insert or issue
+ * until they see it complete; user space reads what is left when tracing stops. */
+struct kdrift_request_start {
+  unsigned long long inserted_ns;
+  unsigned long long issued_ns;
+  /* Requeued since its last issue: the next issue is the same I/O again, not a new one. */
+  unsigned long long requeued;
+  /* What the last issue asked for: a completion the programs never see is counted by it. */
+  unsigned int issued_bytes;
+  unsigned int direction;
 };
 
 /* One per kdrift_latency (per-CPU values are limited to 32 KiB, so one map entry each). */

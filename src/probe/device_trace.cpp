@@ -34,7 +34,7 @@ Result<Json> trace_device(const DeviceTraceOptions& options, const SysRoot& root
   }
   auto after = read_disk_stats(root, *device);
   const uint64_t ended = monotonic_ns();
-  Json traced = (*trace)->detach();
+  Json traced = (*trace)->detach(after ? all_completed_before(*after) : std::nullopt);
 
   Json out = {{"name", device->name + " for " +
                            format_duration(std::chrono::microseconds((ended - started) / 1000))},

@@ -1,5 +1,6 @@
 #include "probe/diskstats.h"
 
+#include "probe/recorder.h"
 #include "util/text.h"
 #include "util/units.h"
 
@@ -8,9 +9,10 @@ namespace kdrift {
 Result<DiskStats> read_disk_stats(const SysRoot& root, const BlockDeviceRef& device) {
   const std::string path = "/sys/dev/block/" + std::to_string(device.major) + ":" +
                            std::to_string(device.minor) + "/stat";
+  DiskStats stats;
+  stats.read_ns = monotonic_ns();
   auto text = root.read(path);
   if (!text) return text.error();
-  DiskStats stats;
   for (const auto& field : split_whitespace(*text)) {
     auto value = parse_uint(field);
     if (!value) return content_error(path + ": " + quote_value(field) + " is not a counter");
@@ -18,6 +20,12 @@ Result<DiskStats> read_disk_stats(const SysRoot& root, const BlockDeviceRef& dev
   }
   if (stats.fields.size() < 11) return content_error(path + ": fewer than 11 counters");
   return stats;
+}
+
+std::optional<uint64_t> all_completed_before(const DiskStats& stats) {
+  constexpr size_t kInFlight = 8;
+  if (stats.fields.size() <= kInFlight || stats.fields[kInFlight] != 0) return std::nullopt;
+  return stats.read_ns;
 }
 
 Json disk_stats_delta(const DiskStats& before, const DiskStats& after, const std::string& name,

@@ -16,9 +16,15 @@ namespace kdrift {
 
 struct DiskStats {
   std::vector<uint64_t> fields;
+  uint64_t read_ns = 0;  // CLOCK_MONOTONIC, taken just before the file was read
 };
 
 Result<DiskStats> read_disk_stats(const SysRoot& root, const BlockDeviceRef& device);
+
+// The time before which the device had completed every request it was given, when the read
+// found none in flight (the 9th counter): the trace's programs can then count the requests they
+// saw issued before it and never saw complete as completions they missed. nullopt otherwise.
+std::optional<uint64_t> all_completed_before(const DiskStats& stats);
 
 // {device, reads, read_merges, ..., avg_request_bytes, merge_ratio}, and probe_ios (the I/Os the
 // probe completed in the span) when given.

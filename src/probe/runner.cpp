@@ -103,7 +103,9 @@ void run_measured(JobResult& result, std::unique_ptr<Engine> engine, const JobRu
   if (no_trace) {
     result.verbatim["unavailable"]["trace"] = *no_trace;
   } else {
-    sample.trace = run.trace->detach();
+    const bool read_after = sample.disk_after && *sample.disk_after;
+    sample.trace =
+        run.trace->detach(read_after ? all_completed_before(**sample.disk_after) : std::nullopt);
   }
   if (failure) {
     mark_failed(result, failure->code, failure->what, run);

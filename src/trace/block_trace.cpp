@@ -9,6 +9,7 @@
 #include "model/job_result.h"
 #include "model/latency_histogram.h"
 #include "trace/bpf_object.h"
+#include "trace/held_requests.h"
 #include "trace/percpu_map.h"
 #include "util/units.h"
 
@@ -45,7 +46,8 @@ void clear_hash(const bpf_map* map) {
   }
 }
 
-uint64_t sum(const unsigned long long (&values)[KDRIFT_DIRS]) {
+template <typename Counts>
+uint64_t sum(const Counts& values) {
   uint64_t total = 0;
   for (const auto value : values)
     total += value;
@@ -76,8 +78,24 @@ Json latency_histogram_json(const std::vector<unsigned long long>& buckets) {
   return out;
 }
 
-// Bios per direction, and with requests what was issued and completed.
-Json by_direction_json(const kdrift_block_counts& counts, bool request_based) {
+// The requests the programs still held when they were detached.
+std::vector<kdrift_request_start> held_requests(const bpf_map* map) {
+  std::vector<kdrift_request_start> held;
+  uint64_t key = 0;
+  bool first = true;
+  while (bpf_map__get_next_key(map, first ? nullptr : &key, &key, sizeof key) == 0) {
+    first = false;
+    kdrift_request_start start{};
+    if (bpf_map__lookup_elem(map, &key, sizeof key, &start, sizeof start, 0) == 0) {
+      held.push_back(start);
+    }
+  }
+  return held;
+}
+
+// Bios per direction, and with requests what was issued and completed, seen or not.
+Json by_direction_json(const kdrift_block_counts& counts, const HeldRequests& held,
+                       bool request_based) {
   const char* directions[] = {"read", "write", "other"};
   Json by_direction = Json::object();
   for (int dir = 0; dir < KDRIFT_DIRS; ++dir) {
@@ -86,6 +104,8 @@ Json by_direction_json(const kdrift_block_counts& counts, bool request_based) {
       entry["requests_issued"] = counts.issued[dir];
       entry["requests_completed"] = counts.completed[dir];
       entry["bytes_completed"] = counts.completed_bytes[dir];
+      entry["requests_lost"] = counts.lost[dir] + held.completed[dir];
+      entry["bytes_lost"] = counts.lost_bytes[dir] + held.completed_bytes[dir];
     }
     by_direction[directions[dir]] = std::move(entry);
   }
@@ -99,7 +119,8 @@ Json latency_json_of(const bpf_map* latencies, uint32_t which) {
 }
 
 // What only a request-based (blk-mq) device has: requests, merges, queues, latencies, depth.
-Json request_facts(const kdrift_block_counts& counts, const bpf_map* latencies) {
+Json request_facts(const kdrift_block_counts& counts, const HeldRequests& held,
+                   const bpf_map* latencies) {
   const uint64_t merges = counts.bio_backmerges + counts.bio_frontmerges + counts.request_merges;
   const uint64_t completed = sum(counts.completed);
   const uint64_t completed_bytes = sum(counts.completed_bytes);
@@ -132,7 +153,9 @@ Json request_facts(const kdrift_block_counts& counts, const bpf_map* latencies) 
           {"request_bytes", log2_histogram_json(counts.request_bytes, KDRIFT_SIZE_BUCKETS)},
           {"depth_at_issue", std::move(depth)},
           {"unmatched_completions", counts.unmatched_completions},
-          {"lost_completions", counts.lost_completions},
+          {"lost_completions", sum(counts.lost)},
+          {"lost_completions_at_end", sum(held.completed)},
+          {"in_flight_at_end", held.in_flight},
           {"dropped_request_starts", counts.dropped_request_starts},
           {"dropped_bio_starts", counts.dropped_bio_starts}};
 }
@@ -184,12 +207,14 @@ Status BlockTrace::attach() {
   return state.object.programs().attach();
 }
 
-Json BlockTrace::detach() {
+Json BlockTrace::detach(std::optional<uint64_t> all_completed_before_ns) {
   auto& state = *state_;
   Json programs = state.object.programs().detach();
   const uint64_t missed = state.object.programs().missed();
   auto& maps = state.object.skeleton().maps;
   const auto counts = sum_counters(per_cpu_values<kdrift_block_counts>(maps.counts, 0));
+  const auto held =
+      settle_held_requests(held_requests(maps.request_starts), all_completed_before_ns);
 
   bool request_based = false;
   Json disks = Json::array();
@@ -205,10 +230,9 @@ Json BlockTrace::detach() {
                 {"bio_bytes", bio_bytes},
                 {"splits", counts.splits},
                 {"missed_events", missed},
-                {"by_direction", by_direction_json(counts, request_based)}};
+                {"by_direction", by_direction_json(counts, held, request_based)}};
   if (request_based) {
-    block.update(request_facts(counts, maps.latencies));
-    block["in_flight_at_end"] = state.object.skeleton().bss->in_flight;
+    block.update(request_facts(counts, held, maps.latencies));
   } else {
     // Every bio is an I/O of a bio-based driver: diskstats counts them one by one.
     block["avg_request_bytes"] = ratio(bio_bytes, bios);

@@ -4,7 +4,9 @@
 // depth at issue and latency histograms come out as the "block" part of a trace section, with
 // each program's own cost (run count and run time from BPF_ENABLE_STATS).
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +35,11 @@ class BlockTrace {
 
   // Zeroes the maps and attaches the programs.
   Status attach();
-  // Detaches and reads: {"block": {...}, "programs": {...}}.
-  Json detach();
+  // Detaches and reads: {"block": {...}, "programs": {...}}. all_completed_before_ns: when the
+  // caller knows the device had completed every request issued before that CLOCK_MONOTONIC time
+  // (nothing in flight in a diskstats read taken after it), the requests the programs saw issued
+  // before it and never saw complete are counted as completions they missed, not as in flight.
+  Json detach(std::optional<uint64_t> all_completed_before_ns);
 
  private:
   struct State;

@@ -36,13 +36,13 @@ Status TraceSession::attach() {
   }
   if (io_) {
     if (auto attached = io_->attach(); !attached) {
-      if (block_) (void)block_->detach();
+      if (block_) (void)block_->detach(std::nullopt);
       return attached;
     }
   }
   if (nvme_) {
     if (auto attached = nvme_->attach(); !attached) {
-      if (block_) (void)block_->detach();
+      if (block_) (void)block_->detach(std::nullopt);
       if (io_) (void)io_->detach();
       return attached;
     }
@@ -50,10 +50,10 @@ Status TraceSession::attach() {
   return ok_status();
 }
 
-Json TraceSession::detach() {
+Json TraceSession::detach(std::optional<uint64_t> all_completed_before_ns) {
   Json out = {{"programs", Json::object()}};
   if (block_) {
-    Json block = block_->detach();
+    Json block = block_->detach(all_completed_before_ns);
     out["block"] = std::move(block["block"]);
     out["programs"].update(block["programs"]);
   }

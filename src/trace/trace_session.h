@@ -3,7 +3,9 @@
 // programs for the target's disks, and the io_uring and IOMMU counts. Each part loads on its
 // own; a part that cannot says why, and only when none loads is there no trace at all.
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +28,9 @@ class TraceSession {
   Status attach();
   // {block?, io_uring?, iommu?, nvme?, programs{tracepoint: ...}, unavailable?{block|io|nvme:
   // why}}, with
-  // iommu.maps_per_io when the block part counted the I/Os.
-  Json detach();
+  // iommu.maps_per_io when the block part counted the I/Os. all_completed_before_ns: as
+  // BlockTrace::detach.
+  Json detach(std::optional<uint64_t> all_completed_before_ns);
 
  private:
   std::unique_ptr<BlockTrace> block_;
