@@ -45,7 +45,8 @@ bool powered(double effect, int k, int side, std::size_t good_boots, std::size_t
 
 // The fewest boots a bisect needs at this effect, or 0 when no plan within kPlanBeyondBudget
 // times the budget has: k boots for each candidate it visits, each endpoint brought to the
-// fewest boots that then make every verdict, a retest.
+// fewest boots that then make every verdict at the answer's level (an upper estimate: the
+// verdicts that only steer need less), a retest.
 int plan_boots(double effect, std::size_t good_boots, std::size_t bad_boots,
                const DriftEstimate& drift, const SearchShape& shape) {
   const int limit = kPlanBeyondBudget * std::max(shape.max_boots, 1);
@@ -156,9 +157,9 @@ Judgement judge(const BootLevels& candidate, const BootLevels& good, const BootL
   return out;
 }
 
-double look_alpha(double alpha, int visits, int look) {
+double look_alpha(double alpha, int share, int look) {
   const double weight = 1.0 / (static_cast<double>(look) * (look + 1));
-  return alpha * weight / std::max(visits, 1);
+  return alpha * weight / std::max(share, 1);
 }
 
 Calibration calibrate(const BootLevels& good, const BootLevels& bad, const DriftEstimate& drift,

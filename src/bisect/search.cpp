@@ -52,6 +52,10 @@ int Search::reference_runs() const {
 }
 
 double Search::judgement_alpha(int look) const {
+  return look_alpha(config_.alpha, 1, look);
+}
+
+double Search::answer_alpha(int look) const {
   return look_alpha(config_.alpha, visits(), look);
 }
 
@@ -241,7 +245,7 @@ Action Search::next_measured() const {
       action = plan_round(*candidate, "bisect: " + left);
     } else if (const LevelDifference endpoints =
                    compare_levels(levels(good_), levels(bad_), drift_);
-               endpoints.p >= judgement_alpha(1)) {
+               endpoints.p >= answer_alpha(1)) {
       // Every verdict leans on the endpoints differing: the answer waits until they do.
       const bool bad_fewer = states_[bad_].boot_sizes.size() <= states_[good_].boot_sizes.size();
       char p[32];
@@ -249,8 +253,10 @@ Action Search::next_measured() const {
       action = reference_boot(
           bad_fewer ? bad_ : good_,
           std::string("reference: the endpoints not yet told apart (p = ") + p + ")");
+    } else if (auto settling = settle(low, high)) {
+      action = std::move(settling);
     } else {
-      return retest_or_finish(high);
+      return finish_answer(high);
     }
   }
   if (!over_budget(*action)) return *action;
@@ -264,21 +270,60 @@ Action Search::next_measured() const {
                                             " boots (--max-boots) is spent with " + left + numbers);
 }
 
-Action Search::retest_or_finish(std::size_t culprit) const {
-  const CandidateState& state = states_[culprit];
-  if (!state.retested && state.crashes < config_.max_attempts) {
-    const Action retest = measure(culprit, missing(state.retest_samples, config_.first_samples),
-                                  Action::Purpose::kRetest, state.retest_samples.empty(),
-                                  "retest: the culprit on a fresh boot");
-    if (!over_budget(retest)) return retest;
-    return finish(Action::Kind::kDone,
-                  "first bad found; no boot left in --max-boots for its retest");
+bool Search::settled(std::size_t candidate) const {
+  const CandidateState& state = states_[candidate];
+  const BootLevels boots = levels(candidate);
+  if (!state.judgement || boots.empty()) return false;
+  const BootLevels good = levels(good_);
+  const BootLevels bad = levels(bad_);
+  const auto holds = [&](const BootLevels& some) {
+    return judge(some, good, bad, drift_, answer_alpha(state.rounds)).verdict ==
+           state.judgement->verdict;
+  };
+  // A culprit whose retest said bad on its own has its other boot there.
+  if (state.retest_confirmed) return holds(boots);
+  if (boots.size() < 2 || !holds(boots)) return false;
+  for (std::size_t left_out = 0; left_out < boots.size(); ++left_out) {
+    BootLevels rest = boots;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(left_out));
+    if (!holds(rest)) return false;
   }
+  return true;
+}
+
+std::optional<Action> Search::settle(std::size_t low, std::size_t high) const {
+  const std::string another = " on another boot, so that no one boot decides its verdict";
+  // One that no longer boots keeps the verdict it had.
+  const auto bootable = [&](std::size_t candidate) {
+    return states_[candidate].crashes < config_.max_attempts;
+  };
+  if (low != good_ && bootable(low) && !settled(low)) {
+    return measure(low, config_.first_samples, Action::Purpose::kBisect, true,
+                   "settle: the last good candidate" + another);
+  }
+  if (high == bad_) return std::nullopt;
+  const CandidateState& culprit = states_[high];
+  if (!bootable(high)) return std::nullopt;
+  if (!culprit.retested) {
+    return measure(high, missing(culprit.retest_samples, config_.first_samples),
+                   Action::Purpose::kRetest, culprit.retest_samples.empty(),
+                   "retest: the culprit on a fresh boot");
+  }
+  if (!settled(high)) {
+    return measure(high, config_.first_samples, Action::Purpose::kBisect, true,
+                   "settle: the culprit" + another);
+  }
+  return std::nullopt;
+}
+
+Action Search::finish_answer(std::size_t culprit) const {
+  const CandidateState& state = states_[culprit];
   if (state.retest_confirmed) {
     return finish(Action::Kind::kDone, "first bad found and confirmed by its retest");
   }
   return finish(Action::Kind::kDone, state.retested
-                                         ? "first bad found; its retest alone was not conclusive"
+                                         ? "first bad found; its retest alone was not conclusive, "
+                                           "its boots together are"
                                          : "first bad found; its retest did not boot");
 }
 
@@ -356,7 +401,7 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
   if (static_cast<int>(state.retest_samples.size()) < config_.first_samples) return;
   state.retested = true;
   const BootLevels retest = boot_levels(state.retest_samples, {state.retest_samples.size()});
-  const Judgement fresh = judge(retest, levels(good_), levels(bad_), drift_, judgement_alpha(1));
+  const Judgement fresh = judge(retest, levels(good_), levels(bad_), drift_, answer_alpha(1));
   state.retest_confirmed = fresh.verdict == Verdict::kBad;
   if (!state.retest_confirmed) {
     // The fresh boot disagrees or cannot tell: it joins the culprit's boots, which decide.

@@ -117,8 +117,11 @@ class Search {
   // Not to be tested again: said so, crashed max_attempts times, or still unknown after its
   // share of the budget.
   bool skipped(std::size_t candidate) const;
-  // The significance level of a candidate's look-th judgement (judge.h: look_alpha).
+  // The significance level of a candidate's look-th judgement (judge.h: look_alpha): the
+  // bisect's alpha for the verdicts that steer the search, shared over the ~log2 N candidates
+  // it visits for the two the answer rests on.
   double judgement_alpha(int look) const;
+  double answer_alpha(int look) const;
   // What the candidate's verdict needs next: more runs in its boot, a fresh boot of it, or a
   // boot of the endpoint it is measured against (purpose kReference). The budget is next()'s.
   Action plan_round(std::size_t candidate, std::string why) const;
@@ -135,7 +138,14 @@ class Search {
   // The endpoints' boots until the calibration decides, and the rest of one cut short.
   std::optional<Action> reference_action() const;
   Action reference_boot(std::size_t endpoint, const std::string& why) const;
-  Action retest_or_finish(std::size_t culprit) const;
+  // Once the search has closed in: what the two verdicts the answer rests on still need, the
+  // last good candidate's and the culprit's. A wrong culprit takes a wrong verdict on one of
+  // them, so each must hold at answer_alpha, on two boots at least and with any one of them
+  // left out (the culprit's retest, when it says bad on its own, is its other boot): no single
+  // boot's drift decides the answer.
+  std::optional<Action> settle(std::size_t low, std::size_t high) const;
+  bool settled(std::size_t candidate) const;
+  Action finish_answer(std::size_t culprit) const;
   int visits() const;
   int reference_runs() const;
   // A candidate's runs cut into its boots (boot_levels.h).

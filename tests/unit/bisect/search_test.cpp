@@ -54,8 +54,10 @@ TEST(Search, FindsTheStepInLog2Boots) {
     ASSERT_TRUE(search.first_bad());
     EXPECT_EQ(*search.first_bad(), culprit);
     EXPECT_TRUE(search.state(culprit).retest_confirmed || culprit == 31);
-    // Two reference boots a side, a binary search over 30 candidates (5 boots), the retest.
-    EXPECT_LE(run.boots, 4 + 5 + 1) << "culprit " << culprit;
+    // Two reference boots a side, a binary search over 30 candidates (5 boots), a second boot of
+    // the last good candidate, the retest.
+    EXPECT_LE(run.boots, 4 + 5 + 1 + 1) << "culprit " << culprit;
+    EXPECT_GE(search.state(culprit - 1).boot_sizes.size(), culprit > 1 ? 2u : 0u);
     EXPECT_TRUE(search.could_also_be().empty());
   }
 }
@@ -215,10 +217,45 @@ TEST(Search, TheBudgetEndsTheBisectWithTheNumbers) {
         return true;
       },
       drifting_step_at(40, 0.10, factors, boot));
-  EXPECT_LE(search.boots_used(), 20);
-  if (run.last.kind == Action::Kind::kRefused) {
-    EXPECT_NE(run.last.why.find("--max-boots"), std::string::npos) << run.last.why;
+  EXPECT_EQ(search.boots_used(), 20);
+  ASSERT_EQ(run.last.kind, Action::Kind::kRefused) << run.last.why;
+  EXPECT_NE(run.last.why.find("the budget of 20 boots (--max-boots) is spent"), std::string::npos)
+      << run.last.why;
+  EXPECT_NE(run.last.why.find("boot-to-boot drift"), std::string::npos) << run.last.why;
+  EXPECT_FALSE(search.first_bad());
+}
+
+TEST(Search, TheAnswerWaitsUntilNoSingleBootDecidesIt) {
+  // Candidate 1 is good, 2 bad; the search closes in on them after a boot each.
+  Search search(4, 0, 3);
+  for (int boot = 0; boot < 2; ++boot) {
+    search.add_samples(3, spread_at(90, 15));
+    search.add_samples(0, spread_at(100, 15));
   }
+  Action action = search.next();
+  while (action.why.find("settle") == std::string::npos) {
+    ASSERT_EQ(action.kind, Action::Kind::kMeasure) << action.why;
+    search.add_samples(action.candidate,
+                       spread_at(action.candidate < 2 ? 100 : 90, action.samples));
+    action = search.next();
+  }
+  EXPECT_EQ(action.candidate, 1u);
+  EXPECT_TRUE(action.fresh_boot);
+  EXPECT_NE(action.why.find("the last good candidate on another boot"), std::string::npos)
+      << action.why;
+  // A second boot at the bad level: the good verdict now rests on the first boot alone.
+  search.add_samples(1, spread_at(90, action.samples));
+  action = search.next();
+  EXPECT_EQ(action.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(action.candidate, 1u) << action.why;
+  for (int step = 0; step < 20 && action.kind == Action::Kind::kMeasure; ++step) {
+    search.add_samples(action.candidate,
+                       spread_at(action.candidate < 2 ? 100 : 90, action.samples));
+    action = search.next();
+  }
+  ASSERT_EQ(action.kind, Action::Kind::kDone) << action.why;
+  EXPECT_EQ(*search.first_bad(), 2u);
+  EXPECT_GE(search.state(1).boot_sizes.size(), 3u);
 }
 
 TEST(Search, ACandidateThatNeverBootsIsSkippedAndNamedAsPossible) {
@@ -269,10 +306,12 @@ TEST(Search, SameRecordsGiveTheSameNextStep) {
 }
 
 TEST(Search, JudgementAlphaSharesTheBisectsAlpha) {
-  // 62 candidates between the endpoints: 6 visits; the first look gets half of a candidate's.
+  // The first look gets half; the answer's two verdicts share it over 6 visits (62 candidates
+  // between the endpoints), the steering ones do not.
   const Search search(64, 0, 63);
-  EXPECT_NEAR(search.judgement_alpha(1), 0.01 / 6 / 2, 1e-15);
-  EXPECT_NEAR(search.judgement_alpha(3), 0.01 / 6 / 12, 1e-15);
+  EXPECT_NEAR(search.judgement_alpha(1), 0.01 / 2, 1e-15);
+  EXPECT_NEAR(search.answer_alpha(1), 0.01 / 6 / 2, 1e-15);
+  EXPECT_NEAR(search.answer_alpha(3), 0.01 / 6 / 12, 1e-15);
 }
 
 TEST(Search, GoodMustComeBeforeBad) {
