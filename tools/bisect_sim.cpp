@@ -1,7 +1,7 @@
 // The bisect simulator behind scripts/bench/bisect-sim: for each setting (step size, noise,
 // crashing candidates, boot-to-boot drift) it runs the same number of bisects with kdrift's search
-// and with a single-sample baseline on the same seeds, and prints wrong-culprit rates and boots
-// per bisect.
+// (kdrift bisect start's defaults) and with a single-sample baseline on the same seeds, and prints
+// wrong-culprit and refusal rates and boots per bisect.
 // Usage: kdrift_bisect_sim [BISECTS [CANDIDATES]]
 
 #include <cmath>

@@ -34,9 +34,8 @@ Judgement judge(const BootLevels& candidate, const BootLevels& good, const BootL
 // The significance level of a candidate's look-th judgement (1, 2, ...): the bisect's alpha
 // over the looks with weight 1 / (look (look + 1)), which sums to it however many looks the
 // drift makes a candidate take and gives most of it to the first looks, where most verdicts
-// fall when boots drift little; and shared (Bonferroni) over `share` candidates. A verdict that
-// steers the search takes a share of 1: a wrong one costs a detour, not the answer, because the
-// answer rests on two verdicts only (the last good candidate's and the culprit's), and those
+// fall when boots drift little; and shared (Bonferroni) over `share` candidates: the answer
+// rests on two verdicts only (the last good candidate's and the culprit's, search.h), and those
 // take the share of the ~log2 N candidates a binary search visits. A verdict needs the
 // candidate on one side and p below this, so one that is wrong in its direction has half this
 // chance at most; the other half covers the drift estimate's own error (boot_levels.h).

@@ -41,7 +41,7 @@ struct SearchConfig {
   int reference_boots = 2;
   // The whole bisect's boots, reference boots, crashes and the retest included: the search
   // refuses up front when its calibration needs more, and stops when they run out.
-  int max_boots = 60;
+  int max_boots = 100;
   int first_samples = 10;  // runs in each boot of a candidate
   int more_samples = 5;    // runs added to the same boot, while its runs' noise outweighs the drift
   int max_samples = 30;    // runs in one boot of a candidate, at most
@@ -117,9 +117,9 @@ class Search {
   // Not to be tested again: said so, crashed max_attempts times, or still unknown after its
   // share of the budget.
   bool skipped(std::size_t candidate) const;
-  // The significance level of a candidate's look-th judgement (judge.h: look_alpha): the
-  // bisect's alpha for the verdicts that steer the search, shared over the ~log2 N candidates
-  // it visits for the two the answer rests on.
+  // The significance level of a candidate's look-th judgement (judge.h: look_alpha): a fixed
+  // 5 % per candidate for the verdicts that steer the search, the bisect's alpha shared over the
+  // ~log2 N candidates it visits for the two the answer rests on.
   double judgement_alpha(int look) const;
   double answer_alpha(int look) const;
   // What the candidate's verdict needs next: more runs in its boot, a fresh boot of it, or a

@@ -128,11 +128,11 @@ TEST(Search, BootToBootDriftTheBudgetCannotResolveIsRefusedWithTheNumbers) {
   EXPECT_FALSE(search.first_bad());
 }
 
-// Runs spread 10 % around level, the same way in every boot.
-std::vector<double> spread_at(double level, int count) {
+// Runs spread 10 % (or width * 5) around level, the same way in every boot.
+std::vector<double> spread_at(double level, int count, double width = 0.02) {
   std::vector<double> values;
   for (int i = 0; i < count; ++i)
-    values.push_back(level * (1 + 0.02 * ((i % 11) - 5)));
+    values.push_back(level * (1 + width * ((i % 11) - 5)));
   return values;
 }
 
@@ -154,7 +154,7 @@ TEST(Search, WithoutDriftMoreRunsStayInTheBootWithDriftTheyTakeAFreshOne) {
       action = search.next();
     }
     ASSERT_EQ(action.purpose, Action::Purpose::kBisect) << action.why;
-    search.add_samples(action.candidate, spread_at(95, action.samples));
+    search.add_samples(action.candidate, spread_at(95.5, action.samples, 0.04));
     ASSERT_EQ(search.state(action.candidate).judgement->verdict, Verdict::kUnknown)
         << search.state(action.candidate).judgement->reason;
     const Action more = search.next();
@@ -306,10 +306,10 @@ TEST(Search, SameRecordsGiveTheSameNextStep) {
 }
 
 TEST(Search, JudgementAlphaSharesTheBisectsAlpha) {
-  // The first look gets half; the answer's two verdicts share it over 6 visits (62 candidates
-  // between the endpoints), the steering ones do not.
+  // The first look gets half; the answer's two verdicts share alpha over 6 visits (62 candidates
+  // between the endpoints), the steering ones take 5 % each.
   const Search search(64, 0, 63);
-  EXPECT_NEAR(search.judgement_alpha(1), 0.01 / 2, 1e-15);
+  EXPECT_NEAR(search.judgement_alpha(1), 0.05 / 2, 1e-15);
   EXPECT_NEAR(search.answer_alpha(1), 0.01 / 6 / 2, 1e-15);
   EXPECT_NEAR(search.answer_alpha(3), 0.01 / 6 / 12, 1e-15);
 }

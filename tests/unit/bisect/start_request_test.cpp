@@ -93,7 +93,7 @@ TEST(PlanStart, RefusalsNameTheOption) {
       {with(request(), [](auto& r) { r.reference_boots = 3; }),
        "--reference-boots and --max-boots go with --metric: a verdict said or predicated is "
        "exact"},
-      {with(request(), [](auto& r) { r.max_boots = 100; }),
+      {with(request(), [](auto& r) { r.max_boots = 120; }),
        "--reference-boots and --max-boots go with --metric"},
       {with(request("probe:quick:io_uring:16:iops"), [](auto& r) { r.max_boots = 5; }),
        "--max-boots 5 cannot hold --reference-boots 2 a side and a candidate: 6 at least"},
