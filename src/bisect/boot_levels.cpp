@@ -18,7 +18,7 @@ constexpr double kNormalDf = 1e4;
 
 // The q-quantile of the chi-square distribution on df degrees of freedom, by Wilson and
 // Hilferty's cube-root approximation (within a few percent from 2 degrees of freedom on, which
-// is all a precision rule needs of it).
+// is all the drift's bounds for the budget decision need of it).
 double chi_square_quantile(double q, double df) {
   const double spread = 2 / (9 * df);
   const double root = 1 - spread + normal_quantile(q) * std::sqrt(spread);
@@ -119,7 +119,7 @@ LevelEstimate estimate_level(const BootLevels& boots, const DriftEstimate& drift
   const double drift_variance = drift.drift_variance();
   double weights = 0;
   for (const BootLevel& boot : boots) {
-    // weight = 1 / (drift² + noise / runs), scaled by noise so that no noise at all still works.
+    // 1 / (drift² + noise / runs), written so that boots without noise or drift weigh by runs.
     const double denominator = drift.noise + drift_variance * boot.runs;
     const double weight = denominator > 0 ? boot.runs / denominator : boot.runs;
     weights += weight;

@@ -2,8 +2,8 @@
 // The boot as the unit of replication. What a boot does to all of its runs alike (memory layout,
 // interrupt placement, a neighbour's load) is drift that no number of runs inside that boot
 // averages out: in kdrift's QEMU lab the same command line measured 5.3k IOPS on one boot and
-// 7.8k on later ones. So a candidate's level is the mean of its boots' levels (each the mean log
-// of its runs), and that level is uncertain in two ways: the drift from boot to boot, and each
+// 7.8k on later ones. So a candidate's level comes from its boots' levels (each the mean log of
+// its runs), and that level is uncertain in two ways: the drift from boot to boot, and each
 // boot's own runs' noise.
 //
 // Both are pooled over every boot of every candidate measured so far, a one-way random-effects

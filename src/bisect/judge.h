@@ -23,7 +23,7 @@ struct Judgement {
   Verdict verdict = Verdict::kUnknown;
   double p_vs_good = 1;  // the candidate's level against the good endpoint's (boot_levels.h)
   double p_vs_bad = 1;
-  double level = 0;    // geometric mean over its boots
+  double level = 0;    // its level (boot_levels.h: estimate_level), as a value of the metric
   std::string reason;  // why, with the numbers
 };
 
@@ -45,7 +45,7 @@ double look_alpha(double alpha, int share, int look);
 struct SearchShape {
   double alpha = 0.01;      // the whole bisect's
   int visits = 1;           // candidates a binary search visits (~log2 of those between)
-  int first_samples = 5;    // runs in a candidate's boot
+  int first_samples = 10;   // runs in a candidate's boot
   int reference_runs = 15;  // runs in an endpoint's boot
   int max_boots = 0;        // the whole bisect's budget
   int boots_used = 0;       // so far, crashes included
@@ -67,7 +67,7 @@ struct Calibration {
   double drift_low = 0;    // its 90 % confidence bounds
   double drift_high = 0;
   // The whole bisect's boots (references, ~log2 N candidates, a retest) that make each verdict
-  // at 90 % power, the references growing with the candidates, at the drift's estimate and at
+  // at 75 % power, the references growing with the candidates, at the drift's estimate and at
   // its bounds; 0 when no plan within ten times the budget can.
   int boots_needed = 0;
   int boots_needed_low = 0;

@@ -10,12 +10,13 @@
 // drift from boot to boot is known well enough to say whether max_boots resolves the change
 // (judge.h: calibrate), which refuses it, with the numbers, when it cannot; binary search between
 // the newest good and the oldest bad candidate after it, each candidate measured round after
-// round while its verdict is unknown (more runs in the same boot while they help more than a
-// boot would, else a fresh boot of it, or of the endpoint it is measured against when that
+// round while its verdict is unknown (more runs in the same boot while they buy as much per run
+// as a boot would, else a fresh boot of it, or of the endpoint it is measured against when that
 // helps more), every verdict on the drift pooled over all boots so far; a candidate still
 // unknown after its share of the budget, or crashed max_attempts times, is skipped as git bisect
-// skips; the endpoints shown apart; and a retest of the culprit on a fresh boot before the
-// answer is given.
+// skips; then the endpoints shown apart, and the two verdicts the answer rests on settled (the
+// last good candidate's and the culprit's, the culprit's through a retest on a fresh boot).
+// Running out of max_boots before that is a refusal with the numbers.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,22 +29,22 @@
 namespace kdrift {
 
 struct SearchConfig {
-  // The whole bisect's chance of a wrong verdict from noise, shared (judge.h: look_alpha) among
-  // the judgements it may make: each of the ~log2 N candidates a binary search visits, each
-  // look at a growing sample of it.
+  // The whole bisect's chance of a wrong culprit from noise, shared (judge.h: look_alpha) among
+  // the judgements the answer may rest on: each of the ~log2 N candidates a binary search
+  // visits, each look at a growing sample of it.
   double alpha = 0.01;
   // Runs on each endpoint over its first reference_boots boots; every later reference boot
   // takes as many runs as those did.
   int reference_samples = 30;
-  // Boots each endpoint gets at least, endpoints alternating; more follow while the drift is
-  // not yet measured, up to kMaxReferenceBoots a side, and during the search whenever an
-  // endpoint's level limits a verdict more than the candidate's own boots do.
+  // Boots each endpoint gets at least, endpoints alternating; more follow while the calibration
+  // cannot decide, up to kMaxReferenceBoots a side, and during the search whenever an endpoint's
+  // level limits a verdict more than the candidate's own boots do.
   int reference_boots = 2;
   // The whole bisect's boots, reference boots, crashes and the retest included: the search
   // refuses up front when its calibration needs more, and stops when they run out.
   int max_boots = 100;
   int first_samples = 10;  // runs in each boot of a candidate
-  int more_samples = 5;    // runs added to the same boot, while its runs' noise outweighs the drift
+  int more_samples = 5;    // runs added to the same boot, while they help as much as a boot
   int max_samples = 30;    // runs in one boot of a candidate, at most
   int max_attempts = 2;    // boots that did not come back before it is skipped as crashed
   // Verdicts come from the user (`good`, `bad`, `skip`) or a command's exit status (`run`), or a
@@ -62,7 +63,7 @@ struct Action {
   Purpose purpose = Purpose::kBisect;
   std::size_t candidate = 0;  // kMeasure: boot this one (or stay on it) and take `samples`
   int samples = 0;
-  bool fresh_boot = true;  // kMeasure: the retest wants a new boot even on the same candidate
+  bool fresh_boot = true;  // kMeasure: a new boot is wanted even on the same candidate
   std::string why;         // "reference: good endpoint", "bisect: 3 candidates left", ...
 };
 
@@ -81,8 +82,8 @@ struct CandidateState {
 
 class Search {
  public:
-  // Reference boots a side at most while the drift is being measured; later ones are asked for
-  // by the verdicts they help.
+  // Reference boots a side at most while the calibration decides; later ones are asked for by
+  // the verdicts they help.
   static constexpr int kMaxReferenceBoots = 6;
 
   Search(std::size_t count, std::size_t good, std::size_t bad, SearchConfig config = {});
@@ -154,9 +155,12 @@ class Search {
   // left when the search started.
   int candidate_boot_cap() const;
   // The boots the drift is pooled over, by level: each endpoint's with those of the candidates
-  // judged like it (a verdict right puts them beside boots of the same kernel level; one made
-  // wrong by a drift too small shows the drift when the others are right), every other
-  // candidate's on their own.
+  // judged like it, every other candidate's on their own. A right verdict puts a candidate's
+  // boots beside boots of the same level, so the search's own boots give the drift degrees of
+  // freedom (without them a candidate decided on one boot adds none). A wrong one makes the
+  // drift look smaller, since the boot that misled it sits near the other level: in bisect-sim
+  // that pulled the drift 10-15 % low at 3-5 % drift, and settling the two verdicts the answer
+  // rests on is what keeps it from naming a wrong culprit.
   std::vector<BootLevels> drift_groups(const std::vector<BootLevels>& all) const;
   // After anything is recorded: the pooled drift, the calibration until the search starts, and
   // every judgement (the drift and the references they rest on may have moved).
