@@ -63,11 +63,12 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-std::string verdict_text(const CandidateState& state, const SearchConfig& config) {
+std::string verdict_text(const Search& search, std::size_t index, const SearchConfig& config) {
+  const CandidateState& state = search.state(index);
   if (state.declared_skip) return "skip";
   if (state.declared) return verdict_name(*state.declared);
   if (state.crashes >= config.max_attempts) return "skip (crashed)";
-  if (Search::skipped(state, config)) return "skip (not told apart)";
+  if (search.skipped(index)) return "skip (not told apart)";
   if (state.judgement) return verdict_name(state.judgement->verdict);
   return "pending";
 }
@@ -196,7 +197,7 @@ Json bisect_report(const Session& session) {
     if (i == session.start.good || i == session.start.bad) {
       step["verdict"] = i == session.start.good ? "good (endpoint)" : "bad (endpoint)";
     } else {
-      step["verdict"] = verdict_text(state, session.start.config);
+      step["verdict"] = verdict_text(search, i, session.start.config);
     }
     if (state.judgement) step["reason"] = state.judgement->reason;
     if (const Json& details = session.details[i]; details.is_object()) {
@@ -212,11 +213,15 @@ Json bisect_report(const Session& session) {
   report["steps"] = std::move(steps);
   // What the noise allowed, with the numbers: the figures a refusal quotes, kept when it ran.
   if (const auto calibration = search.calibration()) {
-    report["calibration"] = {{"resolvable", calibration->resolvable},
-                             {"effect", calibration->effect},
-                             {"resolvable_effect", calibration->resolvable_effect},
-                             {"boot_drift", calibration->boot_drift},
-                             {"reason", calibration->reason}};
+    report["calibration"] = {
+        {"resolvable", calibration->decision == Calibration::Decision::kSearch},
+        {"effect", calibration->effect},
+        {"noise", calibration->noise},
+        {"boot_drift", calibration->drift},
+        {"boot_drift_bounds", {calibration->drift_low, calibration->drift_high}},
+        {"boots_needed", calibration->boots_needed},
+        {"max_boots", calibration->max_boots},
+        {"reason", calibration->reason}};
   }
   return report;
 }

@@ -32,7 +32,7 @@ std::vector<std::size_t> without(const std::vector<std::size_t>& set,
 std::optional<bool> recorded_outcome(const Session& session, std::size_t index) {
   const CandidateState& state = session.search.state(index);
   if (state.declared) return *state.declared == Verdict::kBad;
-  if (state.declared_skip || Search::skipped(state, session.start.config)) return false;
+  if (state.declared_skip || session.search.skipped(index)) return false;
   if (state.judgement && state.judgement->verdict != Verdict::kUnknown) {
     return state.judgement->verdict == Verdict::kBad;
   }
@@ -40,21 +40,17 @@ std::optional<bool> recorded_outcome(const Session& session, std::size_t index) 
 }
 
 Action measure_isolation(const Session& session, std::size_t index, std::size_t tested) {
+  const std::string why =
+      "isolate: does the culprit need earlier changes? test " + std::to_string(tested + 1);
+  if (index < session.search.size()) return session.search.plan_round(index, why);
+  // A candidate still to be added: its first boot.
   const SearchConfig& config = session.start.config;
-  // A candidate still to be added has no samples yet.
-  const auto have = index < session.search.size()
-                        ? static_cast<int>(session.search.state(index).samples.size())
-                        : 0;
   Action action;
   action.kind = Action::Kind::kMeasure;
   action.purpose = Action::Purpose::kBisect;
   action.candidate = index;
-  action.fresh_boot = have == 0;
-  action.samples = config.declared ? 0
-                   : have < config.first_samples
-                       ? config.first_samples - have
-                       : std::min(config.more_samples, config.max_samples - have);
-  action.why = "isolate: does the culprit need earlier changes? test " + std::to_string(tested + 1);
+  action.samples = config.declared ? 0 : config.first_samples;
+  action.why = why;
   return action;
 }
 
@@ -143,7 +139,13 @@ SessionNext session_next(const Session& session) {
   if (isolation.state == Isolation::State::kTest) {
     const std::size_t index = missing_index.value_or(candidates.size());
     if (missing_index) next.to_add.reset();
-    next.action = measure_isolation(session, index, tested);
+    const Action test = measure_isolation(session, index, tested);
+    if (session.search.over_budget(test)) {
+      next.to_add.reset();
+      next.action.why += "; no boot left in --max-boots to isolate what else it needs";
+      return next;
+    }
+    next.action = test;
     return next;
   }
   next.to_add.reset();

@@ -1,18 +1,17 @@
 #pragma once
-// Whether a candidate kernel is good or bad on a performance metric, from samples: one value per
-// probe run (a job's median per-second IOPS, or a latency percentile). Runs, not per-second
-// values, are the unit: in kdrift's QEMU lab the spread between runs (13-15 % of the median) was
-// what each run's per-second spread suggested, and consecutive runs inside one boot varied as
-// much as separate boots, so a handful of short runs per boot sample the noise a bisect meets.
+// Whether a candidate kernel is good or bad on a performance metric, from its boots: each boot's
+// runs (one value per probe run: a job's median per-second IOPS, or a latency percentile) make
+// one level, the mean log of its runs, and boots are the unit (boot_levels.h), because what a
+// boot does to all of its runs alike is drift no number of runs inside it averages out.
 //
-// A candidate is compared with the good endpoint's samples and with the bad endpoint's, each
-// time by p = min(Mann-Whitney U, Kolmogorov-Smirnov): the first catches a shifted level, the
-// second a changed shape (a bimodal kernel). It is bad when it differs from the good reference
-// at alpha and its median lies on the bad side of the midpoint between the references; good in
-// the mirror case; unknown otherwise, and the caller takes more samples.
+// A candidate is bad when its level lies on the bad side of the midpoint between the endpoints'
+// levels and differs from the good endpoint's at alpha; good in the mirror case; unknown
+// otherwise, and the search takes more: more runs in the same boot while its runs' noise still
+// outweighs the drift, else another boot of it or of the endpoint it is measured against.
 
 #include <string>
-#include <vector>
+
+#include "bisect/boot_levels.h"
 
 namespace kdrift {
 
@@ -22,56 +21,65 @@ const char* verdict_name(Verdict verdict);
 
 struct Judgement {
   Verdict verdict = Verdict::kUnknown;
-  double p_vs_good = 1;  // min(MWU, KS) of the samples against the good reference
+  double p_vs_good = 1;  // the candidate's level against the good endpoint's (boot_levels.h)
   double p_vs_bad = 1;
-  double median = 0;
+  double level = 0;    // its level (boot_levels.h: estimate_level), as a value of the metric
   std::string reason;  // why, with the numbers
 };
 
 // The direction (higher or lower is better) needs no flag: the references define it.
-Judgement judge(const std::vector<double>& samples, const std::vector<double>& good,
-                const std::vector<double>& bad, double alpha);
+Judgement judge(const BootLevels& candidate, const BootLevels& good, const BootLevels& bad,
+                const DriftEstimate& drift, double alpha);
 
+// The significance level of a candidate's look-th judgement (1, 2, ...): the bisect's alpha
+// over the looks with weight 1 / (look (look + 1)), which sums to it however many looks the
+// drift makes a candidate take and gives most of it to the first looks, where most verdicts
+// fall when boots drift little; and shared (Bonferroni) over `share` candidates: the answer
+// rests on two verdicts only (the last good candidate's and the culprit's, search.h), and those
+// take the share of the ~log2 N candidates a binary search visits. A verdict needs the
+// candidate on one side and p below this, so one that is wrong in its direction has half this
+// chance at most; the other half covers the drift estimate's own error (boot_levels.h).
+double look_alpha(double alpha, int share, int look);
+
+// What a search will spend, for its calibration.
+struct SearchShape {
+  double alpha = 0.01;      // the whole bisect's
+  int visits = 1;           // candidates a binary search visits (~log2 of those between)
+  int first_samples = 10;   // runs in a candidate's boot
+  int reference_runs = 15;  // runs in an endpoint's boot
+  int max_boots = 0;        // the whole bisect's budget
+  int boots_used = 0;       // so far, crashes included
+};
+
+// Whether the budget resolves the change at the noise and drift the endpoints' boots showed, and
+// how sure that is. The drift from a few boots is rough (its 90 % bounds span a factor of 3 to 10
+// at two or three boots a side), and a bisect started on a drift that came out low by chance
+// would place candidates on boots that drift more than it allows: so the search starts only when
+// the budget covers its plan even at the drift's upper bound, is refused only when it cannot
+// cover it even at the lower bound, and otherwise waits for another reference boot.
 struct Calibration {
-  bool resolvable = false;
-  double cv_good = 0;  // each endpoint's spread, sample SD over mean
-  double cv_bad = 0;
-  double effect = 0;       // |ln(median bad / median good)|
-  double p_endpoints = 1;  // min(MWU, KS) of good against bad
-  // The smallest |ln ratio| that max_samples per candidate can tell apart from the references
-  // at alpha with 90 % power, by the normal approximation of the rank test.
-  double resolvable_effect = 0;
-  // With references on several boots: the SD of a boot's log median around its endpoint's
-  // level (pooled). Noise a candidate's own boot carries too, which no number of samples inside
-  // one boot averages out.
-  double boot_drift = 0;
+  enum class Decision { kMoreReferences, kSearch, kRefuse };
+  Decision decision = Decision::kMoreReferences;
+  double effect = 0;       // |ln(level bad / level good)|
+  double p_endpoints = 1;  // the endpoints' levels compared
+  double noise = 0;        // SD of a run's log value inside its boot
+  double drift = 0;        // SD of a boot's log level beyond its runs' noise
+  double drift_low = 0;    // its 90 % confidence bounds
+  double drift_high = 0;
+  // The whole bisect's boots (references, ~log2 N candidates, a retest) that make each verdict
+  // at 75 % power, the references growing with the candidates, at the drift's estimate and at
+  // its bounds; 0 when no plan within ten times the budget can.
+  int boots_needed = 0;
+  int boots_needed_low = 0;
+  int boots_needed_high = 0;
+  int max_boots = 0;
   std::string reason;  // the numbers, for the refusal or the start message
 };
 
-// Each endpoint's reference samples cut into the boots that took them, oldest first; empty (or
-// one boot a side) when the references came from one boot each.
-struct ReferenceBoots {
-  std::vector<std::vector<double>> good;
-  std::vector<std::vector<double>> bad;
-};
-
-// The pooled SD of log boot medians around each endpoint's mean; 0 without two boots on either
-// side. From a few boots it is a rough estimate: scripts/bench/bisect-sim measures what it buys.
-double boot_drift(const ReferenceBoots& boots);
-
-// The most boots a candidate gets when each boot takes first_samples runs.
-int max_boots(int max_samples, int first_samples);
-
-// Boots as the unit, when the references show boot drift: the candidate's boots (their mean log
-// median) bad when past the midpoint and z(alpha) standard errors of drift away from good, good
-// likewise from bad, else unknown.
-Judgement place_boots(const std::vector<std::vector<double>>& candidate,
-                      const ReferenceBoots& references, double drift, double alpha);
-
-// Before bisecting: the endpoints must differ at alpha (good is good, bad is bad), and by more
-// than the noise lets max_samples per candidate resolve; with references from several boots, by
-// more than boot drift lets max_boots boots of a candidate resolve.
-Calibration calibrate(const std::vector<double>& good, const std::vector<double>& bad, double alpha,
-                      int max_samples, int first_samples = 5, const ReferenceBoots& boots = {});
+// Before bisecting: whether the budget lets the search tell the endpoints apart and place every
+// candidate it visits. final_call: no more reference boots will come (the cap), so the drift's
+// estimate decides what its bounds leave open.
+Calibration calibrate(const BootLevels& good, const BootLevels& bad, const DriftEstimate& drift,
+                      const SearchShape& shape, bool final_call);
 
 }  // namespace kdrift

@@ -1,11 +1,19 @@
 #include "bisect/search.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <tuple>
 
 namespace kdrift {
 namespace {
+
+// The level of the verdicts that only steer the search. A wrong one costs a detour (the settled
+// verdicts the answer rests on catch it), a slow one costs boots on every candidate: at 5 % per
+// candidate the simulator's bisects took the fewest boots, at 20 % as many with more detours,
+// at the answer's level ~1.5 more at every drift.
+constexpr double kSteeringAlpha = 0.05;
 
 Action measure(std::size_t candidate, int samples, Action::Purpose purpose, bool fresh_boot,
                std::string why) {
@@ -39,65 +47,57 @@ Search::Search(std::size_t count, std::size_t good, std::size_t bad, SearchConfi
   }
 }
 
-bool Search::skipped(const CandidateState& state, const SearchConfig& config) {
-  if (state.declared_skip) return true;
-  if (state.declared) return false;
-  if (state.crashes >= config.max_attempts) return true;
-  return state.judgement && state.judgement->verdict == Verdict::kUnknown &&
-         static_cast<int>(state.samples.size()) >= config.max_samples;
-}
-
-double Search::judgement_alpha() const {
-  const int looks =
-      1 + std::max(0, (config_.max_samples - config_.first_samples + config_.more_samples - 1) /
-                          config_.more_samples);
+int Search::visits() const {
   const auto between = static_cast<double>(bad_ - good_ - 1);
-  const double visits = std::max(1.0, std::ceil(std::log2(between + 1)));
-  constexpr double kTests = 2;  // the smaller of two p-values is taken
-  return config_.alpha / (kTests * looks * visits);
+  return std::max(1, static_cast<int>(std::ceil(std::log2(between + 1))));
 }
 
-std::optional<Calibration> Search::calibration() const {
-  if (config_.declared) return std::nullopt;
-  if (missing(bad_reference(), config_.reference_samples) > 0 ||
-      missing(good_reference(), config_.reference_samples) > 0) {
-    return std::nullopt;
-  }
-  return calibrate(good_reference(), bad_reference(), judgement_alpha(), config_.max_samples,
-                   config_.first_samples, reference_boots());
+int Search::reference_runs() const {
+  const int boots = std::max(1, config_.reference_boots);
+  return (config_.reference_samples + boots - 1) / boots;
 }
 
-std::vector<std::vector<double>> Search::batches(std::size_t candidate) const {
+double Search::judgement_alpha(int look) const {
+  return look_alpha(kSteeringAlpha, 1, look);
+}
+
+double Search::answer_alpha(int look) const {
+  return look_alpha(config_.alpha, visits(), look);
+}
+
+BootLevels Search::levels(std::size_t candidate) const {
   const CandidateState& state = states_[candidate];
-  std::vector<std::vector<double>> boots;
-  boots.reserve(state.batch_sizes.size());
-  auto from = state.samples.begin();
-  for (const std::size_t size : state.batch_sizes) {
-    boots.emplace_back(from, from + static_cast<std::ptrdiff_t>(size));
-    from += static_cast<std::ptrdiff_t>(size);
+  return boot_levels(state.samples, state.boot_sizes);
+}
+
+int Search::boots_used() const {
+  int boots = 0;
+  for (const CandidateState& state : states_) {
+    boots += static_cast<int>(state.boot_sizes.size()) + state.crashes;
+    // A retest's boot joins the samples only when it did not confirm the culprit.
+    const bool merged = state.retested && !state.retest_confirmed;
+    if (!state.retest_samples.empty() && !merged) ++boots;
   }
   return boots;
 }
 
-ReferenceBoots Search::reference_boots() const {
-  if (config_.reference_boots < 2) return {};
-  return {batches(good_), batches(bad_)};
+bool Search::over_budget(const Action& action) const {
+  if (config_.declared || action.kind != Action::Kind::kMeasure) return false;
+  const bool new_boot = action.fresh_boot || last_measured_ != action.candidate;
+  return new_boot && boots_used() >= config_.max_boots;
 }
 
-Judgement Search::judged(const std::vector<double>& samples,
-                         const std::vector<std::vector<double>>& boots) const {
-  Judgement out = judge(samples, good_reference(), bad_reference(), judgement_alpha());
-  const double boot_drift = drift();
-  if (boot_drift <= 0 || out.verdict == Verdict::kUnknown) return out;
-  const Judgement placed = place_boots(boots, reference_boots(), boot_drift, judgement_alpha());
-  if (placed.verdict == out.verdict) {
-    out.reason += "; its boots agree: " + placed.reason;
-  } else {
-    out.reason = std::string("its runs say ") + verdict_name(out.verdict) +
-                 " but boot drift hides its boots: " + placed.reason;
-    out.verdict = Verdict::kUnknown;
-  }
-  return out;
+int Search::candidate_boot_cap() const {
+  return std::max(1, (config_.max_boots - boots_at_search_ - 1) / visits());
+}
+
+bool Search::skipped(std::size_t candidate) const {
+  const CandidateState& state = states_.at(candidate);
+  if (state.declared_skip) return true;
+  if (state.declared) return false;
+  if (state.crashes >= config_.max_attempts) return true;
+  return state.judgement && state.judgement->verdict == Verdict::kUnknown &&
+         static_cast<int>(state.boot_sizes.size()) >= candidate_boot_cap();
 }
 
 std::pair<std::size_t, std::size_t> Search::bounds() const {
@@ -129,7 +129,7 @@ std::optional<std::size_t> Search::middle(std::size_t low, std::size_t high) con
   std::optional<std::size_t> best;
   const double centre = (static_cast<double>(low) + static_cast<double>(high)) / 2;
   for (std::size_t i = low + 1; i < high; ++i) {
-    if (skipped(states_[i], config_)) continue;
+    if (skipped(i)) continue;
     if (!best || std::fabs(static_cast<double>(i) - centre) <
                      std::fabs(static_cast<double>(*best) - centre)) {
       best = i;
@@ -139,99 +139,290 @@ std::optional<std::size_t> Search::middle(std::size_t low, std::size_t high) con
 }
 
 Action Search::next() const {
-  if (config_.declared) return next_declared();
-  const int boots = config_.reference_boots;
-  for (int boot = 1; boot <= boots; ++boot) {
-    // Bad, good, bad, good: a host that drifts over the hours moves both endpoints alike.
-    const int wanted = (config_.reference_samples * boot + boots - 1) / boots;
-    for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
-      const CandidateState& endpoint = states_[index];
-      if (endpoint.crashes >= config_.max_attempts) {
-        return finish(Action::Kind::kRefused,
-                      std::string("the ") + name + " endpoint did not come back from its boots");
-      }
-      if (const int more = missing(endpoint.samples, wanted); more > 0) {
-        const std::string which =
-            boots > 1 ? " (boot " + std::to_string(boot) + " of " + std::to_string(boots) + ")"
-                      : std::string();
-        return measure(index, more, Action::Purpose::kReference, boot > 1,
-                       std::string("reference samples on the ") + name + " endpoint" + which);
-      }
-    }
-  }
-  const auto calibrated = calibration();
-  if (!calibrated->resolvable) return finish(Action::Kind::kRefused, calibrated->reason);
+  return config_.declared ? next_declared() : next_measured();
+}
 
-  const auto [low, high] = bounds();
-  if (const auto candidate = middle(low, high)) {
-    const CandidateState& state = states_[*candidate];
-    const std::string left = std::to_string(high - low - 1) + " candidates left";
-    if (const int more = missing(state.samples, config_.first_samples); more > 0) {
-      return measure(*candidate, more, Action::Purpose::kBisect, true, "bisect: " + left);
+Action Search::reference_boot(std::size_t endpoint, const std::string& why) const {
+  // An endpoint's first boot may be the one the bisect starts on; every later one is new.
+  return measure(endpoint, reference_runs(), Action::Purpose::kReference,
+                 !states_[endpoint].boot_sizes.empty(), why);
+}
+
+std::optional<Action> Search::reference_action() const {
+  const int runs = reference_runs();
+  for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
+    // A reference boot cut short (a step killed halfway) is completed while it lasts.
+    const CandidateState& endpoint = states_[index];
+    if (last_measured_ == index && !endpoint.boot_sizes.empty() &&
+        static_cast<int>(endpoint.boot_sizes.back()) < runs) {
+      return measure(index, runs - static_cast<int>(endpoint.boot_sizes.back()),
+                     Action::Purpose::kReference, false,
+                     std::string("reference runs on the ") + name + " endpoint, this boot's rest");
     }
-    const int more = std::min(config_.more_samples,
-                              config_.max_samples - static_cast<int>(state.samples.size()));
-    // With boot drift, more runs in the same boot cannot help: another boot can.
-    const bool fresh = drift() > 0;
-    return measure(*candidate, more, Action::Purpose::kBisect, fresh,
-                   std::string("bisect: not yet told apart, more samples") +
-                       (fresh ? " on a fresh boot" : "") + "; " + left);
   }
+  const std::size_t good_boots = states_[good_].boot_sizes.size();
+  const std::size_t bad_boots = states_[bad_].boot_sizes.size();
+  // Bad, good, bad, good: a host that drifts over the hours moves both endpoints alike.
+  const std::size_t side = bad_boots <= good_boots ? bad_ : good_;
+  const std::string which = std::string(side == bad_ ? "bad" : "good") + " endpoint, boot " +
+                            std::to_string(std::min(good_boots, bad_boots) + 1);
+  const auto fewest = static_cast<int>(std::min(good_boots, bad_boots));
+  if (fewest < config_.reference_boots) {
+    return reference_boot(side, "reference: the " + which + " of at least " +
+                                    std::to_string(config_.reference_boots));
+  }
+  if (searching_ && calibration_) return std::nullopt;
+  if (!calibration_) {
+    return reference_boot(side, "reference: the " + which + " for the drift from boot to boot");
+  }
+  if (calibration_->decision == Calibration::Decision::kMoreReferences) {
+    return reference_boot(side, "reference: the " + which + "; " + calibration_->reason);
+  }
+  return std::nullopt;
+}
+
+Action Search::plan_round(std::size_t candidate, std::string why) const {
+  const CandidateState& state = states_.at(candidate);
+  if (config_.declared) return measure(candidate, 0, Action::Purpose::kBisect, true, why);
+  const bool here = last_measured_ == candidate && !state.boot_sizes.empty();
+  const int have = static_cast<int>(state.samples.size());
+  if (have < config_.first_samples) {
+    // A first boot cut short is completed while it lasts.
+    return measure(candidate, config_.first_samples - (here ? have : 0), Action::Purpose::kBisect,
+                   !here, why);
+  }
+  // Its verdict is a distance from the endpoint on the other side of the midpoint.
+  const BootLevels boots = levels(candidate);
+  const double level = estimate_level(boots, drift_).level;
+  const double good_level = estimate_level(levels(good_), drift_).level;
+  const double bad_level = estimate_level(levels(bad_), drift_).level;
+  const double midpoint = (good_level + bad_level) / 2;
+  const std::size_t against = (level - midpoint) * (bad_level - midpoint) > 0 ? good_ : bad_;
+  const BootLevels reference = levels(against);
+  // The variance of that distance after each choice: only the boots' runs count, not their values.
+  const auto variance = [&](const BootLevels& mine, const BootLevels& theirs) {
+    return estimate_level(mine, drift_).variance(drift_) +
+           estimate_level(theirs, drift_).variance(drift_);
+  };
+  const double now = variance(boots, reference);
+  const int runs = static_cast<int>(state.boot_sizes.back());
+  const int more = std::min(config_.more_samples, config_.max_samples - runs);
+  BootLevels longer = boots;
+  longer.back().runs += more;
+  BootLevels another = boots;
+  another.push_back({0, 0, config_.first_samples});
+  BootLevels endpoint_more = reference;
+  endpoint_more.push_back({0, 0, reference_runs()});
+  const double stay = here && more > 0 ? now - variance(longer, reference) : -1;
+  const double fresh = now - variance(another, reference);
+  // An endpoint's boot serves every candidate visited on this side: about half of them.
+  const double endpoint = (now - variance(boots, endpoint_more)) * std::max(1.0, visits() / 2.0);
+  // Runs in this boot while they buy as much per run as a boot would: without drift, a boot
+  // is only its runs.
+  const double per_run = std::max(fresh / config_.first_samples, endpoint / reference_runs());
+  if (stay >= 0 && stay / more >= per_run) {
+    return measure(candidate, more, Action::Purpose::kBisect, false,
+                   "not yet told apart, more runs in this boot; " + why);
+  }
+  if (endpoint > fresh) {
+    return reference_boot(against, std::string("reference: the ") +
+                                       (against == good_ ? "good" : "bad") +
+                                       " endpoint's level limits a verdict; " + why);
+  }
+  return measure(candidate, config_.first_samples, Action::Purpose::kBisect, true,
+                 "not yet told apart, more runs on a fresh boot; " + why);
+}
+
+Action Search::next_measured() const {
+  for (const auto& [index, name] : {std::pair{bad_, "bad"}, std::pair{good_, "good"}}) {
+    if (states_[index].crashes >= config_.max_attempts) {
+      return finish(Action::Kind::kRefused,
+                    std::string("the ") + name + " endpoint did not come back from its boots");
+    }
+  }
+  const auto [low, high] = bounds();
+  const std::string left = std::to_string(high - low - 1) + " candidates left";
+  std::optional<Action> action = reference_action();
+  if (!action) {
+    if (calibration_->decision != Calibration::Decision::kSearch) {
+      return finish(Action::Kind::kRefused, calibration_->reason);
+    }
+    if (const auto candidate = middle(low, high)) {
+      action = plan_round(*candidate, "bisect: " + left);
+    } else if (const LevelDifference endpoints =
+                   compare_levels(levels(good_), levels(bad_), drift_);
+               endpoints.p >= answer_alpha(1)) {
+      // Every verdict leans on the endpoints differing: the answer waits until they do.
+      const bool bad_fewer = states_[bad_].boot_sizes.size() <= states_[good_].boot_sizes.size();
+      char p[32];
+      (void)std::snprintf(p, sizeof p, "%.3g", endpoints.p);
+      action = reference_boot(
+          bad_fewer ? bad_ : good_,
+          std::string("reference: the endpoints not yet told apart (p = ") + p + ")");
+    } else if (auto settling = settle(low, high)) {
+      action = std::move(settling);
+    } else {
+      return finish_answer(high);
+    }
+  }
+  if (!over_budget(*action)) return *action;
+  const double noise = std::sqrt(drift_.noise);
+  const double drift = std::sqrt(drift_.drift_variance());
+  char numbers[160];
+  (void)std::snprintf(numbers, sizeof numbers,
+                      " (boot-to-boot drift %.1f %%, runs' noise %.1f %%; %d boots planned)",
+                      100 * drift, 100 * noise, calibration_ ? calibration_->boots_needed : 0);
+  return finish(Action::Kind::kRefused, "the budget of " + std::to_string(config_.max_boots) +
+                                            " boots (--max-boots) is spent with " + left + numbers);
+}
+
+bool Search::settled(std::size_t candidate) const {
+  const CandidateState& state = states_[candidate];
+  const BootLevels boots = levels(candidate);
+  if (!state.judgement || boots.empty()) return false;
+  const BootLevels good = levels(good_);
+  const BootLevels bad = levels(bad_);
+  const auto holds = [&](const BootLevels& some) {
+    return judge(some, good, bad, drift_, answer_alpha(state.rounds)).verdict ==
+           state.judgement->verdict;
+  };
+  // A culprit whose retest said bad on its own has its other boot there.
+  if (state.retest_confirmed) return holds(boots);
+  if (boots.size() < 2 || !holds(boots)) return false;
+  for (std::size_t left_out = 0; left_out < boots.size(); ++left_out) {
+    BootLevels rest = boots;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(left_out));
+    if (!holds(rest)) return false;
+  }
+  return true;
+}
+
+std::optional<Action> Search::settle(std::size_t low, std::size_t high) const {
+  const std::string another = " on another boot, so that no one boot decides its verdict";
+  // One that no longer boots keeps the verdict it had.
+  const auto bootable = [&](std::size_t candidate) {
+    return states_[candidate].crashes < config_.max_attempts;
+  };
+  if (low != good_ && bootable(low) && !settled(low)) {
+    return measure(low, config_.first_samples, Action::Purpose::kBisect, true,
+                   "settle: the last good candidate" + another);
+  }
+  if (high == bad_) return std::nullopt;
   const CandidateState& culprit = states_[high];
-  if (!culprit.retested && culprit.crashes < config_.max_attempts) {
+  if (!bootable(high)) return std::nullopt;
+  if (!culprit.retested) {
     return measure(high, missing(culprit.retest_samples, config_.first_samples),
                    Action::Purpose::kRetest, culprit.retest_samples.empty(),
                    "retest: the culprit on a fresh boot");
   }
-  if (culprit.retest_confirmed) {
+  if (!settled(high)) {
+    return measure(high, config_.first_samples, Action::Purpose::kBisect, true,
+                   "settle: the culprit" + another);
+  }
+  return std::nullopt;
+}
+
+Action Search::finish_answer(std::size_t culprit) const {
+  const CandidateState& state = states_[culprit];
+  if (state.retest_confirmed) {
     return finish(Action::Kind::kDone, "first bad found and confirmed by its retest");
   }
-  return finish(Action::Kind::kDone, culprit.retested
-                                         ? "first bad found; its retest alone was not conclusive"
+  return finish(Action::Kind::kDone, state.retested
+                                         ? "first bad found; its retest alone was not conclusive, "
+                                           "its boots together are"
                                          : "first bad found; its retest did not boot");
 }
 
-void Search::rejudge(std::size_t candidate) {
-  CandidateState& state = states_[candidate];
-  if (candidate == good_ || candidate == bad_) return;
-  if (static_cast<int>(state.samples.size()) < config_.first_samples) return;
-  state.judgement = judged(state.samples, batches(candidate));
+std::vector<BootLevels> Search::drift_groups(const std::vector<BootLevels>& all) const {
+  std::vector<BootLevels> groups;
+  groups.reserve(all.size());
+  BootLevels good = all[good_];
+  BootLevels bad = all[bad_];
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i == good_ || i == bad_) continue;
+    const std::optional<Judgement>& judgement = states_[i].judgement;
+    const Verdict verdict = judgement ? judgement->verdict : Verdict::kUnknown;
+    BootLevels& joined = verdict == Verdict::kGood ? good : bad;
+    if (verdict == Verdict::kUnknown) {
+      groups.push_back(all[i]);
+    } else {
+      joined.insert(joined.end(), all[i].begin(), all[i].end());
+    }
+  }
+  groups.push_back(std::move(good));
+  groups.push_back(std::move(bad));
+  return groups;
+}
+
+void Search::refresh() {
+  std::vector<BootLevels> all;
+  all.reserve(states_.size());
+  for (std::size_t i = 0; i < states_.size(); ++i)
+    all.push_back(levels(i));
+  drift_ = estimate_drift(drift_groups(all));
+  // Fixed once the search started on the candidates; the verdicts have the pooled drift.
+  if (!config_.declared && !(searching_ && calibration_)) {
+    calibration_.reset();
+    const auto fewest = static_cast<int>(
+        std::min(states_[good_].boot_sizes.size(), states_[bad_].boot_sizes.size()));
+    if (fewest >= config_.reference_boots) {
+      const SearchShape shape{config_.alpha,    visits(),          config_.first_samples,
+                              reference_runs(), config_.max_boots, boots_used()};
+      calibration_ = calibrate(all[good_], all[bad_], drift_, shape, fewest >= kMaxReferenceBoots);
+    }
+  }
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    CandidateState& state = states_[i];
+    if (i == good_ || i == bad_ || static_cast<int>(state.samples.size()) < config_.first_samples) {
+      continue;
+    }
+    state.judgement = judge(all[i], all[good_], all[bad_], drift_, judgement_alpha(state.rounds));
+  }
 }
 
 void Search::add_samples(std::size_t candidate, const std::vector<double>& values) {
   const Action expected = next();
   CandidateState& state = states_.at(candidate);
-  const bool retest = expected.kind == Action::Kind::kMeasure &&
-                      expected.purpose == Action::Purpose::kRetest &&
-                      expected.candidate == candidate;
-  if (!retest) {
+  const bool asked = expected.kind == Action::Kind::kMeasure && expected.candidate == candidate;
+  if (!(asked && expected.purpose == Action::Purpose::kRetest)) {
+    const bool same_boot =
+        asked && !expected.fresh_boot && last_measured_ == candidate && !state.boot_sizes.empty();
     state.samples.insert(state.samples.end(), values.begin(), values.end());
-    state.batch_sizes.push_back(values.size());
-    // New reference samples change every judgement made against them.
-    if (candidate == good_ || candidate == bad_) {
-      for (std::size_t i = 0; i < states_.size(); ++i)
-        rejudge(i);
+    if (same_boot) {
+      state.boot_sizes.back() += values.size();
     } else {
-      rejudge(candidate);
+      state.boot_sizes.push_back(values.size());
     }
+    ++state.rounds;
+    if (candidate != good_ && candidate != bad_ && !searching_) {
+      searching_ = true;
+      boots_at_search_ = boots_used() - (same_boot ? 0 : 1);
+    }
+    last_measured_ = candidate;
+    refresh();
     return;
   }
+  last_measured_ = candidate;
   state.retest_samples.insert(state.retest_samples.end(), values.begin(), values.end());
   if (static_cast<int>(state.retest_samples.size()) < config_.first_samples) return;
   state.retested = true;
-  const Judgement fresh = judged(state.retest_samples, {state.retest_samples});
+  const BootLevels retest = boot_levels(state.retest_samples, {state.retest_samples.size()});
+  const Judgement fresh = judge(retest, levels(good_), levels(bad_), drift_, answer_alpha(1));
   state.retest_confirmed = fresh.verdict == Verdict::kBad;
   if (!state.retest_confirmed) {
-    // The fresh boot disagrees or cannot tell: everything measured on it decides.
+    // The fresh boot disagrees or cannot tell: it joins the culprit's boots, which decide.
     state.samples.insert(state.samples.end(), state.retest_samples.begin(),
                          state.retest_samples.end());
-    state.batch_sizes.push_back(state.retest_samples.size());
-    rejudge(candidate);
+    state.boot_sizes.push_back(state.retest_samples.size());
+    ++state.rounds;
+    refresh();
   }
 }
 
 void Search::add_crash(std::size_t candidate) {
   ++states_.at(candidate).crashes;
+  last_measured_ = kNone;
+  refresh();
 }
 
 void Search::declare(std::size_t candidate, Verdict verdict) {
@@ -281,7 +472,7 @@ std::vector<std::size_t> Search::could_also_be() const {
   if (!first_bad()) return skipped_between;
   const auto [low, high] = bounds();
   for (std::size_t i = low + 1; i < high; ++i) {
-    if (skipped(states_[i], config_)) skipped_between.push_back(i);
+    if (skipped(i)) skipped_between.push_back(i);
   }
   return skipped_between;
 }

@@ -21,6 +21,7 @@ Json config_json(const SearchConfig& config) {
   return {{"alpha", config.alpha},
           {"reference_samples", config.reference_samples},
           {"reference_boots", config.reference_boots},
+          {"max_boots", config.max_boots},
           {"first_samples", config.first_samples},
           {"more_samples", config.more_samples},
           {"max_samples", config.max_samples},
@@ -29,13 +30,16 @@ Json config_json(const SearchConfig& config) {
           {"verify_endpoints", config.verify_endpoints}};
 }
 
-// Reads the settings back; a missing key keeps the default (journals of older kdrift versions).
+// Reads the settings back; a missing key keeps the default (journals of older kdrift versions),
+// except reference_boots, which journals from before it existed meant as one boot a side.
 std::optional<SearchConfig> config_from(const Json& node) {
   SearchConfig config;
   if (!node.is_object()) return std::nullopt;
+  config.reference_boots = 1;
   config.alpha = number_member(node, "alpha").value_or(config.alpha);
   for (const auto& [key, field] : {std::pair{"reference_samples", &config.reference_samples},
                                    std::pair{"reference_boots", &config.reference_boots},
+                                   std::pair{"max_boots", &config.max_boots},
                                    std::pair{"first_samples", &config.first_samples},
                                    std::pair{"more_samples", &config.more_samples},
                                    std::pair{"max_samples", &config.max_samples},

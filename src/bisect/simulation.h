@@ -26,7 +26,8 @@ struct SimulationResult {
   int wrong = 0;      // named a culprit that is not the first bad (nor among the skipped ones
                       // reported as possible)
   int ambiguous = 0;  // right, but only together with skipped candidates
-  int refused = 0;    // calibration refused: the step was below what the noise lets it resolve
+  int refused = 0;    // refused: the calibration found the step beyond what --max-boots resolves
+                      // at the noise and drift, or the budget ran out before the answer
   double median_boots = 0;
   double p90_boots = 0;
   double median_samples = 0;

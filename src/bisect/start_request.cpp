@@ -58,9 +58,19 @@ Status set_metric(const StartRequest& request, const PredicateCheck& predicate_c
   start.target = measured ? request.target : "";
   start.config.reference_samples = request.reference_samples;
   start.config.reference_boots = request.reference_boots;
-  if (request.reference_boots > 1 && start.config.declared) {
+  start.config.max_boots = request.max_boots;
+  if (start.config.declared && (request.reference_boots != SearchConfig{}.reference_boots ||
+                                request.max_boots != SearchConfig{}.max_boots)) {
     return content_error(
-        "--reference-boots goes with --metric: a verdict said or predicated is exact");
+        "--reference-boots and --max-boots go with --metric: a verdict said or predicated is "
+        "exact");
+  }
+  // The references a side, one boot of a candidate and the retest, at the very least.
+  if (const int least = 2 * request.reference_boots + 2; request.max_boots < least) {
+    return content_error("--max-boots " + std::to_string(request.max_boots) +
+                         " cannot hold --reference-boots " +
+                         std::to_string(request.reference_boots) +
+                         " a side and a candidate: " + std::to_string(least) + " at least");
   }
   if (request.reference_samples < 2 * request.reference_boots) {
     return content_error("--reference-samples " + std::to_string(request.reference_samples) +

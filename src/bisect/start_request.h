@@ -26,6 +26,7 @@ struct StartRequest {
   std::string target = ".";
   int reference_samples = SearchConfig{}.reference_samples;
   int reference_boots = SearchConfig{}.reference_boots;
+  int max_boots = SearchConfig{}.max_boots;
 };
 
 // Whether a finding id can be bisected on (checks' functional rules know).

@@ -140,9 +140,17 @@ void add_judging_options(CLI::App& command, StartRequest& args) {
       ->capture_default_str();
   command
       .add_option("--reference-boots", args.reference_boots,
-                  "With --metric: boots each endpoint's reference runs are spread over; 2 or "
-                  "more measures boot-to-boot drift and refuses a change it could hide")
+                  "With --metric: boots each endpoint gets at least, endpoints alternating, the "
+                  "--reference-samples runs spread over them; more follow until the boot-to-boot "
+                  "drift is known well enough to tell whether --max-boots resolves the change")
       ->check(CLI::Range(1, 10))
+      ->capture_default_str();
+  command
+      .add_option("--max-boots", args.max_boots,
+                  "With --metric: boots the whole bisect may take (references, candidates, "
+                  "crashes, the retest); refused up front, with the numbers, when the noise and "
+                  "drift the endpoints show need more")
+      ->check(CLI::Range(4, 100000))
       ->capture_default_str();
   command
       .add_option("--target", args.target,

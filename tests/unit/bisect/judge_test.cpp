@@ -2,114 +2,125 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace kdrift {
 namespace {
 
-std::vector<double> around(double level, std::size_t count) {
-  // A fixed, symmetric spread of about 2 % around level.
-  std::vector<double> values;
-  for (std::size_t i = 0; i < count; ++i) {
-    values.push_back(level * (1 + 0.004 * (static_cast<double>(i % 11) - 5)));
-  }
-  return values;
+// Boots at these levels, each of `runs` runs spread 2 % (in log) around its level.
+BootLevels boots_at(const std::vector<double>& levels, int runs = 10) {
+  BootLevels boots;
+  for (const double level : levels)
+    boots.push_back({std::log(level), runs * 0.02 * 0.02, runs});
+  return boots;
 }
 
+// The references and candidate together, as the search pools them.
+DriftEstimate pooled(const BootLevels& good, const BootLevels& bad) {
+  return estimate_drift({good, bad});
+}
+
+const BootLevels kGood = boots_at({100, 100.5, 99.5}, 15);
+const BootLevels kBad = boots_at({90, 90.4, 89.6}, 15);
+
 TEST(Judge, BadSideAndDifferentFromGoodIsBad) {
-  const auto good = around(100, 20);
-  const auto bad = around(90, 20);
-  const Judgement judgement = judge(around(90.5, 8), good, bad, 0.001);
+  const Judgement judgement = judge(boots_at({90.5}), kGood, kBad, pooled(kGood, kBad), 0.001);
   EXPECT_EQ(judgement.verdict, Verdict::kBad) << judgement.reason;
   EXPECT_LT(judgement.p_vs_good, 0.001);
+  EXPECT_NEAR(judgement.level, 90.5, 1e-9);
   EXPECT_NE(judgement.reason.find("bad side"), std::string::npos);
+  EXPECT_NE(judgement.reason.find("1 boot(s) at 90.5"), std::string::npos) << judgement.reason;
 }
 
 TEST(Judge, GoodSideAndDifferentFromBadIsGood) {
-  const auto good = around(100, 20);
-  const auto bad = around(90, 20);
-  const Judgement judgement = judge(around(99.5, 8), good, bad, 0.001);
+  const Judgement judgement = judge(boots_at({99.5}), kGood, kBad, pooled(kGood, kBad), 0.001);
   EXPECT_EQ(judgement.verdict, Verdict::kGood) << judgement.reason;
   EXPECT_EQ(std::string(verdict_name(judgement.verdict)), "good");
 }
 
 TEST(Judge, LatencyWhereLowerIsBetterFollowsTheReferences) {
-  const Judgement judgement = judge(around(210, 8), around(100, 20), around(200, 20), 0.001);
+  const BootLevels good = boots_at({100, 101, 99}, 15);
+  const BootLevels bad = boots_at({200, 202, 198}, 15);
+  const Judgement judgement = judge(boots_at({210}), good, bad, pooled(good, bad), 0.001);
   EXPECT_EQ(judgement.verdict, Verdict::kBad) << judgement.reason;
 }
 
-TEST(Judge, TooFewSamplesToTellIsUnknownWithTheNumbers) {
-  const Judgement judgement = judge({95, 96}, around(100, 20), around(90, 20), 0.001);
+TEST(Judge, ABootHalfwayOnDriftingBootsIsUnknownWithTheNumbers) {
+  // Each endpoint's boots 8 % apart: one boot of a candidate near the midpoint tells nothing.
+  const BootLevels good = boots_at({104, 96, 100}, 15);
+  const BootLevels bad = boots_at({94, 86, 90}, 15);
+  const Judgement judgement = judge(boots_at({93}), good, bad, pooled(good, bad), 0.001);
   EXPECT_EQ(judgement.verdict, Verdict::kUnknown);
-  EXPECT_NE(judgement.reason.find("n = 2"), std::string::npos) << judgement.reason;
-  EXPECT_EQ(judge({}, around(100, 5), around(90, 5), 0.01).verdict, Verdict::kUnknown);
+  EXPECT_NE(judgement.reason.find("not yet told apart: 1 boot(s)"), std::string::npos)
+      << judgement.reason;
+  EXPECT_NE(judgement.reason.find("degrees of freedom"), std::string::npos) << judgement.reason;
+  EXPECT_EQ(judge({}, good, bad, pooled(good, bad), 0.01).verdict, Verdict::kUnknown);
 }
 
-TEST(Calibrate, ResolvableStepPassesWithItsNumbers) {
-  const Calibration calibration = calibrate(around(100, 30), around(90, 30), 1e-4, 30);
-  EXPECT_TRUE(calibration.resolvable) << calibration.reason;
-  EXPECT_NEAR(calibration.effect, 0.10536, 1e-4);  // ln(100 / 90)
-  EXPECT_LT(calibration.resolvable_effect, calibration.effect);
+TEST(LookAlpha, EveryLookGetsItsShareAndTheSharesAddUpToTheCandidates) {
+  EXPECT_NEAR(look_alpha(0.01, 6, 1), 0.01 / 6 / 2, 1e-15);
+  EXPECT_NEAR(look_alpha(0.01, 6, 2), 0.01 / 6 / 6, 1e-15);
+  double sum = 0;
+  for (int look = 1; look <= 100000; ++look)
+    sum += look_alpha(0.01, 6, look);
+  EXPECT_NEAR(sum, 0.01 / 6, 1e-7);
+}
+
+SearchShape shape(int max_boots, int boots_used) {
+  return {0.01, 6, 10, 15, max_boots, boots_used};
+}
+
+TEST(Calibrate, AStepOnSteadyBootsIsSearchedWithItsNumbers) {
+  const Calibration calibration = calibrate(kGood, kBad, pooled(kGood, kBad), shape(60, 6), false);
+  EXPECT_EQ(calibration.decision, Calibration::Decision::kSearch) << calibration.reason;
+  EXPECT_NEAR(calibration.effect, std::log(100.0 / 90), 1e-3);
+  EXPECT_GT(calibration.boots_needed, 6 + 6);  // the references so far, a boot a candidate
+  EXPECT_LE(calibration.boots_needed_high, 60);
   EXPECT_NE(calibration.reason.find("effect 10.5 %"), std::string::npos) << calibration.reason;
+  EXPECT_NE(calibration.reason.find("--max-boots 60"), std::string::npos) << calibration.reason;
 }
 
-TEST(Calibrate, StepInsideTheNoiseIsRefused) {
-  // 3 % apart with a 10 % spread: no bisect of 30 samples a candidate can tell.
-  std::vector<double> good;
-  std::vector<double> bad;
-  for (int i = 0; i < 30; ++i) {
-    good.push_back(100 * (1 + 0.17 * ((i % 7) - 3) / 3.0));
-    bad.push_back(97 * (1 + 0.17 * (((i + 3) % 7) - 3) / 3.0));
-  }
-  const Calibration calibration = calibrate(good, bad, 1e-4, 30);
-  EXPECT_FALSE(calibration.resolvable);
-  EXPECT_NE(calibration.reason.find("noise"), std::string::npos) << calibration.reason;
-}
-
-TEST(Calibrate, BootDriftThatHidesTheChangeIsRefused) {
-  // A 10 % step, and the good endpoint's two boots 6 % apart: six boots a candidate cannot
-  // place a boot that drifts like that at alpha.
-  const ReferenceBoots drifting{{around(103, 15), around(97, 15)},
-                                {around(90, 15), around(90, 15)}};
-  EXPECT_NEAR(boot_drift(drifting), 0.030, 0.002);
-  const Calibration refused = calibrate(around(100, 30), around(90, 30), 1e-4, 30, 5, drifting);
-  EXPECT_FALSE(refused.resolvable);
-  EXPECT_NE(refused.reason.find("boot-to-boot drift (SD of a boot's median) 3.0 %"),
-            std::string::npos)
+TEST(Calibrate, DriftTheBudgetCannotBeatIsRefusedWithTheNumbers) {
+  // Boots 10 % apart on each side against a 10 % step, six boots a side: no small budget does.
+  const BootLevels good = boots_at({110, 90, 105, 95, 100, 100}, 15);
+  const BootLevels bad = boots_at({99, 81, 94.5, 85.5, 90, 90}, 15);
+  const Calibration refused = calibrate(good, bad, pooled(good, bad), shape(30, 12), false);
+  EXPECT_EQ(refused.decision, Calibration::Decision::kRefuse) << refused.reason;
+  EXPECT_GT(refused.drift, 0.05);
+  EXPECT_NE(refused.reason.find("the budget cannot resolve the change"), std::string::npos)
       << refused.reason;
-  EXPECT_NE(refused.reason.find("resolvable with 6 boots"), std::string::npos) << refused.reason;
-  EXPECT_NE(refused.reason.find("(good boots 102.176 / 96.224, bad boots"), std::string::npos)
-      << refused.reason;
-
-  const ReferenceBoots steady{{around(101, 15), around(99, 15)}, {around(90, 15), around(91, 15)}};
-  const Calibration passed = calibrate(around(100, 30), around(90, 30), 1e-4, 30, 5, steady);
-  EXPECT_TRUE(passed.resolvable) << passed.reason;
-  EXPECT_LT(passed.boot_drift, 0.015);
+  EXPECT_NE(refused.reason.find("boot-to-boot drift"), std::string::npos) << refused.reason;
+  EXPECT_NE(refused.reason.find("--max-boots 30"), std::string::npos) << refused.reason;
+  // A budget that holds what it needs, even at the drift's upper bound, searches.
+  const Calibration larger = calibrate(good, bad, pooled(good, bad), shape(2000, 12), false);
+  EXPECT_EQ(larger.decision, Calibration::Decision::kSearch) << larger.reason;
+  EXPECT_GT(larger.boots_needed, 100);
+  EXPECT_LE(larger.boots_needed_high, 2000);
 }
 
-TEST(PlaceBoots, BootsFarFromOneEndpointInDriftUnitsTakeTheOtherSide) {
-  const ReferenceBoots references{{around(100, 15), around(98, 15)},
-                                  {around(80, 15), around(82, 15)}};
-  const double drift = boot_drift(references);
-  ASSERT_GT(drift, 0);
-  EXPECT_EQ(place_boots({around(81, 5)}, references, drift, 0.01).verdict, Verdict::kBad);
-  EXPECT_EQ(place_boots({around(99, 5)}, references, drift, 0.01).verdict, Verdict::kGood);
-  // Boots that drift 4 % apart: one boot halfway excludes neither endpoint, whatever the runs
-  // inside it say.
-  const ReferenceBoots drifting{{around(104, 15), around(96, 15)},
-                                {around(84, 15), around(78, 15)}};
-  const Judgement between = place_boots({around(90, 5)}, drifting, boot_drift(drifting), 0.01);
-  EXPECT_EQ(between.verdict, Verdict::kUnknown);
-  EXPECT_NE(between.reason.find("1 boot(s)"), std::string::npos) << between.reason;
-  EXPECT_EQ(place_boots({}, references, drift, 0.01).verdict, Verdict::kUnknown);
-  EXPECT_EQ(boot_drift({{around(100, 15)}, {around(80, 15)}}), 0);  // one boot a side
+TEST(Calibrate, TwoBootsASideLeaveTheBudgetUndecidedUntilTheFinalCall) {
+  // The boots 2 % apart: the drift could be nothing or several percent.
+  const BootLevels good = boots_at({101, 99}, 15);
+  const BootLevels bad = boots_at({91, 89.2}, 15);
+  const DriftEstimate drift = pooled(good, bad);
+  const Calibration open = calibrate(good, bad, drift, shape(25, 4), false);
+  EXPECT_EQ(open.decision, Calibration::Decision::kMoreReferences) << open.reason;
+  EXPECT_LT(open.boots_needed_low, open.boots_needed_high);
+  EXPECT_NE(open.reason.find("not yet decided"), std::string::npos) << open.reason;
+  // At the cap, the estimate decides.
+  const Calibration last = calibrate(good, bad, drift, shape(25, 4), true);
+  EXPECT_NE(last.decision, Calibration::Decision::kMoreReferences) << last.reason;
 }
 
 TEST(Calibrate, EndpointsThatDoNotDifferAreRefused) {
-  const Calibration calibration = calibrate(around(100, 30), around(100, 30), 1e-4, 30);
-  EXPECT_FALSE(calibration.resolvable);
+  const BootLevels good = boots_at({100, 100.5, 99.5}, 15);
+  const BootLevels same = boots_at({100.2, 99.8, 100}, 15);
+  const Calibration calibration = calibrate(good, same, pooled(good, same), shape(60, 6), false);
+  EXPECT_EQ(calibration.decision, Calibration::Decision::kRefuse);
+  EXPECT_EQ(calibration.boots_needed, 0);
   EXPECT_NE(calibration.reason.find("do not differ"), std::string::npos) << calibration.reason;
-  EXPECT_FALSE(calibrate({100}, {90}, 0.01, 30).resolvable);
+  EXPECT_NE(calibration.reason.find("over 600"), std::string::npos) << calibration.reason;
 }
 
 }  // namespace

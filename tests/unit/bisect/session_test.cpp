@@ -68,31 +68,44 @@ TEST(Session, SamplesAndCrashesReachThePerformanceSearch) {
   start.metric = ProbeMetric{"lab-quick", "io_uring", 16, "iops"};
   start.config = SearchConfig{};
   const auto session = replay(
-      {start_event(start), samples_event("k3", {90, 91, 89}), crash_event("k1")}, "journal.jsonl");
+      {start_event(start), crash_event("k1"), samples_event("k3", {90, 91, 89})}, "journal.jsonl");
   ASSERT_TRUE(session) << session.error().describe();
   EXPECT_EQ(session->search.state(3).samples.size(), 3u);
   EXPECT_EQ(session->search.state(1).crashes, 1);
   const Action next = session->search.next();
-  EXPECT_EQ(next.candidate, 3u);  // the bad endpoint's references are not complete yet
-  EXPECT_EQ(next.samples, SearchConfig{}.reference_samples - 3);
+  EXPECT_EQ(next.candidate, 3u);  // the bad endpoint's first reference boot is not complete yet
+  EXPECT_FALSE(next.fresh_boot);
+  EXPECT_EQ(next.samples, SearchConfig{}.reference_samples / SearchConfig{}.reference_boots - 3);
 }
 
-TEST(Session, ReferenceBootsSurviveTheJournalAndOlderJournalsMeanOne) {
+TEST(Session, ReferenceBootsAndTheBudgetSurviveTheJournalAndOlderJournalsLoad) {
   BisectStart start = declared_start(4);
   start.metric = ProbeMetric{"lab-quick", "io_uring", 16, "iops"};
   start.config = SearchConfig{};
-  start.config.reference_boots = 2;
+  start.config.reference_boots = 3;
+  start.config.max_boots = 90;
   const auto session = replay({start_event(start)}, "journal.jsonl");
   ASSERT_TRUE(session) << session.error().describe();
-  EXPECT_EQ(session->start.config.reference_boots, 2);
-  // The bad endpoint's first boot takes half the references.
-  EXPECT_EQ(session->search.next().samples, SearchConfig{}.reference_samples / 2);
+  EXPECT_EQ(session->start.config.reference_boots, 3);
+  EXPECT_EQ(session->start.config.max_boots, 90);
+  // The bad endpoint's first boot takes a third of the references.
+  EXPECT_EQ(session->search.next().samples, SearchConfig{}.reference_samples / 3);
 
-  Json older = start_event(start);
+  // The version before the budget: its default.
+  Json before_budget = start_event(start);
+  before_budget["config"].erase("max_boots");
+  const auto budgeted = replay({before_budget}, "journal.jsonl");
+  ASSERT_TRUE(budgeted) << budgeted.error().describe();
+  EXPECT_EQ(budgeted->start.config.max_boots, SearchConfig{}.max_boots);
+  EXPECT_EQ(budgeted->start.config.reference_boots, 3);
+
+  // The versions before reference boots meant one a side.
+  Json older = before_budget;
   older["config"].erase("reference_boots");
   const auto old_session = replay({older}, "journal.jsonl");
   ASSERT_TRUE(old_session) << old_session.error().describe();
   EXPECT_EQ(old_session->start.config.reference_boots, 1);
+  EXPECT_EQ(old_session->search.next().samples, SearchConfig{}.reference_samples);
 }
 
 TEST(Session, BadJournalsAreNamedWithTheEvent) {

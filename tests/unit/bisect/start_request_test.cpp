@@ -52,6 +52,7 @@ TEST(PlanStart, AMeasuredBisectOfKernelsKexecs) {
   StartRequest probe = request("probe:quick:io_uring:16:iops");
   probe.reference_boots = 2;
   probe.reference_samples = 10;
+  probe.max_boots = 80;
   const auto start = plan(probe);
   ASSERT_TRUE(start) << start.error().describe();
   EXPECT_EQ(std::get<ProbeMetric>(start->metric), (ProbeMetric{"quick", "io_uring", 16, "iops"}));
@@ -59,6 +60,7 @@ TEST(PlanStart, AMeasuredBisectOfKernelsKexecs) {
   EXPECT_FALSE(start->config.declared);
   EXPECT_EQ(start->config.reference_boots, 2);
   EXPECT_EQ(start->config.reference_samples, 10);
+  EXPECT_EQ(start->config.max_boots, 80);
   EXPECT_EQ(start->target, "/dev/test");
   // Without a kernel per candidate, the user boots them.
   EXPECT_EQ(plan(probe, false)->mode, "manual");
@@ -88,8 +90,13 @@ TEST(PlanStart, RefusalsNameTheOption) {
       {with(request("probe:quick:io_uring:16:iops"), [](auto& r) { r.profile = "x"; }),
        "--profile goes inside --metric's PROFILE field"},
       {request("", "nope"), "no rule raises the finding \"nope\""},
-      {with(request(), [](auto& r) { r.reference_boots = 2; }),
-       "--reference-boots goes with --metric: a verdict said or predicated is exact"},
+      {with(request(), [](auto& r) { r.reference_boots = 3; }),
+       "--reference-boots and --max-boots go with --metric: a verdict said or predicated is "
+       "exact"},
+      {with(request(), [](auto& r) { r.max_boots = 120; }),
+       "--reference-boots and --max-boots go with --metric"},
+      {with(request("probe:quick:io_uring:16:iops"), [](auto& r) { r.max_boots = 5; }),
+       "--max-boots 5 cannot hold --reference-boots 2 a side and a candidate: 6 at least"},
       {with(request("probe:quick:io_uring:16:iops"),
             [](auto& r) {
               r.reference_boots = 5;
