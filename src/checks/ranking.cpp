@@ -1,6 +1,9 @@
 #include "checks/ranking.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "snapshot/json_access.h"
 
@@ -85,39 +88,63 @@ double relevance_factor(const Finding& finding, const Json& probe_jobs) {
   return movement.ran_here ? 0.5 : 1;
 }
 
-// The raised finding a rule follows from, if any: the first of its follows that is present.
-const Finding* cause_of(const Finding& finding, const std::vector<Finding>& findings) {
-  for (const auto& id : finding.rule->follows) {
-    const auto cause = std::find_if(findings.begin(), findings.end(),
-                                    [&](const Finding& other) { return other.rule->id == id; });
-    if (cause != findings.end()) return &*cause;
+constexpr std::size_t kNoCause = static_cast<std::size_t>(-1);
+
+// For each finding, the index of the raised finding it follows from: the first of its rule's
+// follows that is present (in a check, of the same severity, or none). An edge that would close a
+// cycle of user rules is dropped, so the causes form a forest.
+std::vector<std::size_t> causes_of(const std::vector<Finding>& findings, RankOrder order) {
+  std::unordered_map<std::string_view, std::size_t> first_with_id;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    first_with_id.try_emplace(findings[i].rule->id, i);
   }
-  return nullptr;
+  std::vector<std::size_t> causes(findings.size(), kNoCause);
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    for (const auto& id : findings[i].rule->follows) {
+      const auto found = first_with_id.find(id);
+      if (found == first_with_id.end()) continue;
+      const std::size_t cause = found->second;
+      const bool same_severity = findings[i].severity == findings[cause].severity;
+      if (order == RankOrder::kSeverityThenScore && !same_severity) break;
+      bool closes_cycle = false;
+      for (std::size_t up = cause; up != kNoCause && !closes_cycle; up = causes[up]) {
+        closes_cycle = up == i;
+      }
+      if (!closes_cycle) causes[i] = cause;
+      break;
+    }
+  }
+  return causes;
 }
 
 // A consequence never outranks its cause, whatever the probe did: two findings of one change
-// must not swap places because a noisy run moved a job. It keeps its place when severity orders
-// it above the cause (a check lists what needs attention first).
+// must not swap places because a noisy run moved a job. Each finding without a cause keeps its
+// rank and is followed by its consequences (depth first, each group in rank order), their scores
+// capped at the cause's. In a check a consequence of another severity keeps its own place: a
+// check lists what needs attention first.
 void place_after_causes(std::vector<Finding>& findings, RankOrder order) {
-  // Each pass moves one finding down; a follows cycle in user rules must not loop forever.
-  for (std::size_t pass = 0; pass < findings.size() * findings.size() + 1; ++pass) {
-    bool moved = false;
-    for (std::size_t i = 0; i < findings.size() && !moved; ++i) {
-      const Finding* cause = cause_of(findings[i], findings);
-      if (cause == nullptr) continue;
-      const auto cause_at = static_cast<std::size_t>(cause - findings.data());
-      if (cause_at < i) continue;
-      if (order == RankOrder::kSeverityThenScore && findings[i].severity != cause->severity) {
-        continue;
-      }
-      findings[i].score = std::min(findings[i].score, cause->score);
-      std::rotate(findings.begin() + static_cast<std::ptrdiff_t>(i),
-                  findings.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                  findings.begin() + static_cast<std::ptrdiff_t>(cause_at) + 1);
-      moved = true;
-    }
-    if (!moved) return;
+  const std::vector<std::size_t> causes = causes_of(findings, order);
+  std::vector<std::vector<std::size_t>> consequences(findings.size());
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    if (causes[i] != kNoCause) consequences[causes[i]].push_back(i);
   }
+  std::vector<Finding> placed;
+  placed.reserve(findings.size());
+  std::vector<std::size_t> pending;
+  for (std::size_t root = 0; root < findings.size(); ++root) {
+    if (causes[root] != kNoCause) continue;
+    pending.push_back(root);
+    while (!pending.empty()) {
+      const std::size_t next = pending.back();
+      pending.pop_back();
+      for (auto child = consequences[next].rbegin(); child != consequences[next].rend(); ++child) {
+        findings[*child].score = std::min(findings[*child].score, findings[next].score);
+        pending.push_back(*child);
+      }
+      placed.push_back(std::move(findings[next]));
+    }
+  }
+  findings = std::move(placed);
 }
 
 }  // namespace

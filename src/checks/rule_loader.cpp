@@ -126,6 +126,10 @@ class RuleParser {
       auto ids = reader_.list<std::string>(
           *node, "follows", [](const toml::node& item) { return item.value<std::string>(); });
       if (!ids) return ids.error();
+      if (ids->size() > kMaxFollows) {
+        return reader_.error_at(*node,
+                                "follows: more than " + std::to_string(kMaxFollows) + " rule ids");
+      }
       for (auto& id : *ids) {
         if (!valid_id(id) || id == rule.id) {
           return reader_.error_at(
@@ -443,7 +447,12 @@ Result<std::vector<Rule>> load_rules(const std::string& directory) {
   std::error_code failure;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(directory, failure)) {
-    if (entry.path().extension() == ".toml") files.push_back(entry.path());
+    if (entry.path().extension() != ".toml") continue;
+    if (files.size() == kMaxRuleFiles) {
+      return make_error(
+          E2BIG, directory + ": more than " + std::to_string(kMaxRuleFiles) + " *.toml rule files");
+    }
+    files.push_back(entry.path());
   }
   if (failure) return make_error(failure.value(), directory);
   if (files.empty()) return make_error(ENOENT, directory + ": no *.toml rule files");

@@ -3,6 +3,7 @@
 // rule with the same id replaces the built-in one). Every problem is an error naming the file
 // and line; nothing is half-loaded.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,11 @@
 #include "util/result.h"
 
 namespace kdrift {
+
+// A rule is caused by a few others at most, and a rules directory holds tens of files; the
+// bounds keep a hostile directory from making loading or ranking cost what it likes.
+inline constexpr std::size_t kMaxFollows = 16;
+inline constexpr std::size_t kMaxRuleFiles = 1024;
 
 Result<Rule> parse_rule(std::string_view text, const std::string& source);
 

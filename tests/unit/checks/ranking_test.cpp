@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,61 @@ TEST(Ranking, ChainsOfCausesAreOrderedAndCyclesEnd) {
   std::vector<std::string> both = ids(cycle);
   std::sort(both.begin(), both.end());
   EXPECT_EQ(both, (std::vector<std::string>{"x.ping", "x.pong"}));
+}
+
+// Rules from a user's directory may chain and loop as they like; placing their findings must
+// stay linear in what they name, not a pass per move.
+TEST(Ranking, LongChainsAndRingsArePlacedInOneWalk) {
+  constexpr std::size_t kRules = 1000;
+  std::vector<Rule> chain;
+  std::vector<Rule> ring;
+  chain.reserve(kRules);
+  ring.reserve(kRules);
+  for (std::size_t i = 0; i < kRules; ++i) {
+    const double magnitude = 0.001 * static_cast<double>(i + 1);
+    std::vector<std::string> chain_cause;
+    if (i > 0) chain_cause.push_back("c.r" + std::to_string(i - 1));
+    chain.push_back(make_rule("c.r" + std::to_string(i), magnitude, Relevance::kAny, chain_cause));
+    ring.push_back(make_rule("r.r" + std::to_string(i), magnitude, Relevance::kAny,
+                             {"r.r" + std::to_string((i + 1) % kRules)}));
+  }
+  std::vector<Finding> findings;
+  for (const auto* rules : {&chain, &ring}) {
+    for (const auto& rule : *rules) {
+      findings.push_back(make_finding(rule, Direction::kRegressed, Severity::kWarning));
+    }
+  }
+  rank_findings(findings, Json::array(), RankOrder::kScore);
+  ASSERT_EQ(findings.size(), 2 * kRules);
+  std::vector<std::string> chain_order;
+  for (const auto& finding : findings) {
+    if (finding.rule->id.starts_with("c.")) chain_order.push_back(finding.rule->id);
+  }
+  for (std::size_t i = 0; i < kRules; ++i) {
+    EXPECT_EQ(chain_order[i], "c.r" + std::to_string(i));
+  }
+  std::vector<std::string> all = ids(findings);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(std::unique(all.begin(), all.end()), all.end());
+  for (std::size_t i = 1; i < findings.size(); ++i) {
+    if (findings[i].rule->follows.empty()) continue;
+    const auto& cause = findings[i].rule->follows.front();
+    if (findings[i - 1].rule->id == cause) {
+      EXPECT_LE(findings[i].score, findings[i - 1].score);
+    }
+  }
+}
+
+// A cause ranked above with other findings between: its consequence moves up next to it.
+TEST(Ranking, AConsequenceIsListedRightAfterItsCause) {
+  const Rule cause = make_rule("x.cause", 0.9, Relevance::kAny);
+  const Rule other = make_rule("x.other", 0.5, Relevance::kAny);
+  const Rule effect = make_rule("x.effect", 0.1, Relevance::kAny, {"x.cause"});
+  std::vector<Finding> findings = {make_finding(effect, Direction::kRegressed, Severity::kWarning),
+                                   make_finding(other, Direction::kRegressed, Severity::kWarning),
+                                   make_finding(cause, Direction::kRegressed, Severity::kWarning)};
+  rank_findings(findings, Json::array(), RankOrder::kScore);
+  EXPECT_EQ(ids(findings), (std::vector<std::string>{"x.cause", "x.effect", "x.other"}));
 }
 
 TEST(Ranking, CheckKeepsSeverityAboveFollows) {

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <set>
+#include <string>
 
 #include "support/fixtures.h"
 
@@ -202,6 +204,30 @@ TEST(RuleLoader, UserDirectoryErrors) {
   const auto twice = load_rules(directory.path());
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.error().describe().find("b.toml: a second rule with id x.y"), std::string::npos);
+}
+
+TEST(RuleLoader, FollowsAndRuleFilesAreBounded) {
+  std::string follows = "follows = [";
+  for (std::size_t i = 0; i <= kMaxFollows; ++i) {
+    follows += (i == 0 ? "\"a.r" : ", \"a.r") + std::to_string(i) + "\"";
+  }
+  std::string many_causes = kMinimal;
+  many_causes.insert(many_causes.find("[[match]]"), follows + "]\n");
+  const auto rule = parse_rule(many_causes, "many.toml");
+  ASSERT_FALSE(rule.ok());
+  EXPECT_NE(rule.error().describe().find("many.toml:6: follows: more than 16 rule ids"),
+            std::string::npos)
+      << rule.error().describe();
+
+  const testing::TempDir directory;
+  for (std::size_t i = 0; i <= kMaxRuleFiles; ++i) {
+    directory.write("r" + std::to_string(i) + ".toml", "");
+  }
+  const auto rules = load_rules(directory.path());
+  ASSERT_FALSE(rules.ok());
+  EXPECT_NE(rules.error().describe().find(directory.path() + ": more than 1024 *.toml rule files"),
+            std::string::npos)
+      << rules.error().describe();
 }
 
 TEST(RuleLoader, AFifoNamedTomlIsRefusedNotWaitedOn) {
