@@ -87,7 +87,8 @@ void ProbeArguments::add_override_options(CLI::App& command) {
                 "sleeping) once the queue is full"},
                {"--like-fio", &like_fio,
                 "fio's defaults: random offsets from a random map (every block once per pass), "
-                "writes stamped per 512-byte sector with offset and time (scramble_buffers)"},
+                "writes stamped per 512-byte sector with offset and time (scramble_buffers), "
+                "SQPOLL completions reaped by spinning in user space"},
                {"--no-capabilities", &no_capabilities,
                 "Skip the canary reads through every mode (~0.1 s of CPU)"}});
   auto* cpus_option = command.add_option("--cpus", cpus, "Pin the probe to this cpu list");

@@ -280,6 +280,30 @@ TEST(ProbeSystem, LikeFioWritesEveryBlockOncePerPassWithStampedSectors) {
   EXPECT_EQ(stamped, (4u << 20) / 512) << "sectors carrying their own offset";
 }
 
+// fio reaps an SQPOLL ring by spinning on it in user space; --like-fio does the same, so the
+// probe's user time is the whole run where sleeping in the kernel leaves it a few percent (the
+// SQ thread's time is system time either way), and every I/O is still counted.
+TEST(ProbeSystem, LikeFioReapsAnSqpollRingBySpinning) {
+  REQUIRE_ROOT();
+  std::string reason;
+  auto zram = ZramDevice::create("64M", &reason);
+  if (!zram) GTEST_SKIP() << reason;
+  const std::string job = "--target " + zram->path() +
+                          " --rw randread --engine io_uring+sqpoll --bs 4k --iodepth 8"
+                          " --runtime 300ms --ramp 100ms";
+  const Json sleeping = probe_json(job);
+  const Json spinning = probe_json(job + " --like-fio");
+  for (const Json* probe : {&sleeping, &spinning}) {
+    ASSERT_EQ((*probe)["jobs"].size(), 1u);
+    check_counts(*probe, "randread", zram->name());
+  }
+  const Json& sleep_cpu = sleeping["jobs"][0]["cpu"];
+  const Json& spin_cpu = spinning["jobs"][0]["cpu"];
+  EXPECT_TRUE(spin_cpu.contains("sqpoll_thread_s")) << spin_cpu.dump();
+  EXPECT_GT(spin_cpu["user_s"].get<double>(), 3 * sleep_cpu["user_s"].get<double>())
+      << spin_cpu.dump() << "\n" << sleep_cpu.dump();
+}
+
 TEST(ProbeSystem, UsageErrorsExitTwo) {
   EXPECT_EQ(run_kdrift("probe --engine spdk").status, 2);
   EXPECT_EQ(run_kdrift("probe --bs 3k7").status, 2);
