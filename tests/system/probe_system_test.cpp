@@ -301,7 +301,8 @@ TEST(ProbeSystem, LikeFioReapsAnSqpollRingBySpinning) {
   const Json& spin_cpu = spinning["jobs"][0]["cpu"];
   EXPECT_TRUE(spin_cpu.contains("sqpoll_thread_s")) << spin_cpu.dump();
   EXPECT_GT(spin_cpu["user_s"].get<double>(), 3 * sleep_cpu["user_s"].get<double>())
-      << spin_cpu.dump() << "\n" << sleep_cpu.dump();
+      << spin_cpu.dump() << "\n"
+      << sleep_cpu.dump();
 }
 
 TEST(ProbeSystem, UsageErrorsExitTwo) {
