@@ -12,8 +12,9 @@
 # trace (--no-capabilities --no-trace), so both do only the job; scripts/bench/trace-overhead.sh
 # measures the trace. Beside each median ratio of IOPS it prints the lowest and highest of the
 # pairs' own ratios (with N pairs that range holds the true median ratio with probability
-# 1 - 2^(1-N): 94 % for 5 pairs, 99.6 % for 9) and fio's run-to-run CV: on a shared machine a
-# point whose range straddles the 0.97-1.10 band says the band cannot be told from the noise.
+# 1 - 2^(1-N): 94 % for 5 pairs, 99.6 % for 9), the same range for CPU per I/O after its ratio,
+# and fio's run-to-run CV: on a shared machine a point whose range straddles the 0.97-1.10
+# band says the band cannot be told from the noise.
 # KDRIFT_PVF_KEEP=DIR keeps every run's figures (DIR/TARGET-ENGINE-POINT.{fio,kdrift}).
 # Usage: scripts/bench/probe-vs-fio.sh [PAIRS] [RUNTIME_S] [KDRIFT PROBE OPTIONS...]
 #   (root; default 5 pairs of 3 s runs; e.g. "5 3 --completion-wait spin" to measure spinning)
@@ -116,6 +117,9 @@ for target in "/dev/$zram" "$file"; do
     range=$(paste -d' ' "$work/kdrift.runs" "$work/fio.runs" | awk '
       { r = $1 / $5; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi }
       END { printf "%.2f-%.2f", lo, hi }')
+    cpu_range=$(paste -d' ' "$work/kdrift.runs" "$work/fio.runs" | awk '
+      { r = ($4 / $1) / ($8 / $5); lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi }
+      END { printf "%.2f-%.2f", lo, hi }')
     fio_cv=$(awk '{ s += $1; q += $1 * $1 } END {
       m = s / NR; v = NR > 1 ? (q - NR * m * m) / (NR - 1) : 0; printf "%.3f", (v > 0 ? sqrt(v) : 0) / m }' \
       "$work/fio.runs")
@@ -128,11 +132,11 @@ for target in "/dev/$zram" "$file"; do
     awk -v tg="$label" -v e="$engine" -v p="$name" \
       -v fi="${stats[0]}" -v f50="${stats[1]}" -v f99="${stats[2]}" -v fc="${stats[3]}" \
       -v ki="${stats[4]}" -v k50="${stats[5]}" -v k99="${stats[6]}" -v kc="${stats[7]}" \
-      -v range="$range" -v cv="$fio_cv" \
+      -v range="$range" -v cv="$fio_cv" -v cpu_range="$cpu_range" \
       'BEGIN {
-        printf "%-5s %-8s %-22s %10.0f %10.0f %6.2f %11s %6s %8.1f %8.1f %6.2f %8.1f %8.1f %6.2f   cpu s/M I/O fio %.2f kdrift %.2f ratio %.2f\n",
+        printf "%-5s %-8s %-22s %10.0f %10.0f %6.2f %11s %6s %8.1f %8.1f %6.2f %8.1f %8.1f %6.2f   cpu s/M I/O fio %.2f kdrift %.2f ratio %.2f (%s)\n",
           tg, e, p, fi, ki, ki / fi, range, cv, f50 / 1000, k50 / 1000, k50 / f50, f99 / 1000,
-          k99 / 1000, k99 / f99, fc, kc, kc / fc
+          k99 / 1000, k99 / f99, fc, kc, kc / fc, cpu_range
       }'
   done
 done
