@@ -47,7 +47,7 @@ class BisectDir {
 // append?, samples, fresh_boot} (while running), "why", "steps": [{candidate, verdict, samples,
 // crashes, reason}]} with one step per candidate measured or judged, oldest candidate first, and
 // for a measured bisect whose references are in, "calibration": {resolvable, effect, noise,
-// boot_drift, boot_drift_upper, boots_needed, max_boots, reason} (judge.h).
+// boot_drift, boot_drift_bounds: [low, high], boots_needed, max_boots, reason} (judge.h).
 Json bisect_report(const Session& session);
 
 }  // namespace kdrift
