@@ -17,6 +17,10 @@ constexpr double kPower = 0.75;
 constexpr double kDriftConfidence = 0.90;
 // Plans are sought up to this many times the budget, so that a refusal can say how far off it is.
 constexpr int kPlanBeyondBudget = 10;
+// Boots per candidate tried one by one; beyond, in steps of 1/kCoarseSteps of k, so that a
+// budget of 100,000 boots costs a few hundred tries, not a million.
+constexpr int kExactBootsPerCandidate = 32;
+constexpr int kCoarseSteps = 16;
 
 template <class... Numbers>
 std::string format(const char* pattern, Numbers... numbers) {
@@ -47,7 +51,8 @@ bool powered(double effect, int k, int side, std::size_t good_boots, std::size_t
 // The fewest boots a bisect needs at this effect, or 0 when no plan within kPlanBeyondBudget
 // times the budget has: k boots for each candidate it visits, each endpoint brought to the
 // fewest boots that then make every verdict at the answer's level (an upper estimate: the
-// verdicts that only steer need less), a retest.
+// verdicts that only steer need less), a retest. Past kExactBootsPerCandidate the plan may
+// overshoot the fewest by up to 1/kCoarseSteps.
 int plan_boots(double effect, std::size_t good_boots, std::size_t bad_boots,
                const DriftEstimate& drift, const SearchShape& shape) {
   const int limit = kPlanBeyondBudget * std::max(shape.max_boots, 1);
@@ -60,7 +65,10 @@ int plan_boots(double effect, std::size_t good_boots, std::size_t bad_boots,
     return powered(effect, k, side, good_boots, bad_boots, drift, shape);
   };
   int best = 0;
-  for (int k = 1; total(k, now) <= (best > 0 ? best : limit); ++k) {
+  const auto next = [](int k) {
+    return k < kExactBootsPerCandidate ? k + 1 : k + k / kCoarseSteps;
+  };
+  for (int k = 1; total(k, now) <= (best > 0 ? best : limit); k = next(k)) {
     // The endpoints' boots that suffice, found by doubling, then halving (more never hurt).
     int high = now;
     while (!enough(k, high) && total(k, high) <= limit)

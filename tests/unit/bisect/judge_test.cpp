@@ -123,5 +123,28 @@ TEST(Calibrate, EndpointsThatDoNotDifferAreRefused) {
   EXPECT_NE(calibration.reason.find("over 600"), std::string::npos) << calibration.reason;
 }
 
+TEST(Calibrate, TheLargestBudgetIsPlannedInFewTriesAndAgreesWithASmallOne) {
+  // --max-boots takes up to 100,000: plans are sought up to ten times that, which one boot count
+  // per candidate at a time made a million tries of the statistics before a refusal.
+  const BootLevels good = boots_at({100, 100.5, 99.5}, 15);
+  const BootLevels same = boots_at({100.5, 99.5, 100}, 15);
+  const Calibration hopeless = calibrate(good, same, pooled(good, same), shape(100000, 6), true);
+  EXPECT_EQ(hopeless.decision, Calibration::Decision::kRefuse) << hopeless.reason;
+  EXPECT_EQ(hopeless.boots_needed, 0);
+  EXPECT_NE(hopeless.reason.find("over 1000000"), std::string::npos) << hopeless.reason;
+  // Where the plan is small, the budget does not change it.
+  const Calibration small = calibrate(kGood, kBad, pooled(kGood, kBad), shape(60, 6), false);
+  const Calibration large = calibrate(kGood, kBad, pooled(kGood, kBad), shape(100000, 6), false);
+  EXPECT_EQ(large.boots_needed, small.boots_needed);
+  EXPECT_EQ(large.boots_needed_high, small.boots_needed_high);
+  // A step hundreds of boots deep is still planned, beyond the one-by-one range.
+  const BootLevels wide_good = boots_at({110, 90, 105, 95, 100, 100}, 15);
+  const BootLevels wide_bad = boots_at({101, 83, 96.6, 87.4, 92, 92}, 15);
+  const Calibration deep =
+      calibrate(wide_good, wide_bad, pooled(wide_good, wide_bad), shape(100000, 12), false);
+  EXPECT_EQ(deep.decision, Calibration::Decision::kSearch) << deep.reason;
+  EXPECT_GT(deep.boots_needed, 6 * 32) << deep.reason;
+}
+
 }  // namespace
 }  // namespace kdrift
