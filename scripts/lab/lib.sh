@@ -49,7 +49,7 @@ load_scenario_conf() {
           NVME_BUS='' NVME_ARGS='' ROOT_PORT_ARGS='' CMDLINE='' NVME_POLL_QUEUES='' MODULES='' \
           FIXTURE='no' DESCRIPTION='' EXPECT_GROUP_TYPE='' EXPECT_IO_POLL='' \
           EXPECT_QUEUES='' EXPECT_NUMA_NODE='' EXPECT_LINK_SPEED='' EXPECT_LINK_WIDTH='' \
-          EXPECT_IOPOLL=''
+          EXPECT_IOPOLL='' PROBE_DISK=''
     # shellcheck source=/dev/null
     . "$f"
     [[ -n $KERNEL ]] || die "$f: KERNEL is not set"
@@ -75,6 +75,10 @@ load_scenario_conf() {
     S_EXPECT_LINK_SPEED=$EXPECT_LINK_SPEED
     S_EXPECT_LINK_WIDTH=$EXPECT_LINK_WIDTH
     S_EXPECT_IOPOLL=$EXPECT_IOPOLL
+    case $PROBE_DISK in
+        ''|virtio-iommu) S_PROBE_DISK=$PROBE_DISK ;;
+        *) die "$f: PROBE_DISK is '' or virtio-iommu, not '$PROBE_DISK'" ;;
+    esac
 }
 
 list_confs() {
@@ -130,6 +134,15 @@ lab_qemu_machine() {
     fi
     LAB_QEMU+=(-drive "file=$1,if=none,id=nvm,format=raw,cache=unsafe"
                -device "nvme,serial=kdrift-lab-0001,drive=nvm,bus=$nvme_bus${S_NVME_ARGS:+,$S_NVME_ARGS}")
+    if [[ $S_PROBE_DISK == virtio-iommu ]]; then
+        # A second disk for measurements: virtio-blk whose DMA goes through the emulated IOMMU
+        # (iommu_platform), on a sparse image beside the NVMe's; guest/init names it
+        # /dev/kdrift-probe by its serial.
+        local image="${1%/*}/probe-disk.img"
+        [[ -e $image ]] || truncate -s 1G "$image"
+        LAB_QEMU+=(-drive "file=$image,if=none,id=kdrift_probe,format=raw,cache=unsafe"
+                   -device "virtio-blk-pci,drive=kdrift_probe,serial=kdrift-probe,iommu_platform=on,disable-legacy=on")
+    fi
 }
 
 # lab_extract XFER NAME DEST: one blob the guest sent on ttyS1 ("KDRIFT-LAB-BEGIN name=N size=S
