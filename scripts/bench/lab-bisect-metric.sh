@@ -6,8 +6,9 @@
 # wall time and probe runs, the endpoints' medians and their ratio, and the calibration's verdict;
 # then, from the same samples, what a single-sample git-bisect-style call would have said for
 # each candidate kdrift measured (its first sample against the midpoint of the endpoints' first
-# samples) and how many of those calls were wrong. Not part of scripts/test: TCG's boot-to-boot
-# spread (up to ±20 %) makes it a measurement, not a pass/fail test. ~15 min a bisect.
+# samples) and how many of those calls were wrong. Not part of scripts/test: ~15-30 min a bisect
+# (one vCPU whose clock counts instructions, scenario intel-virtio-icount, runs slower than
+# the tier's guests), and the QEMU guest's figures are a measurement, not a pass/fail test.
 # Usage: scripts/bench/lab-bisect-metric.sh [ROUNDS]   (root; nothing else should run meanwhile)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
