@@ -35,8 +35,8 @@ script=$work/guest.sh
       IFS='|' read -r name kd fio_opts <<<"$point"
       like=--like-fio
       [ "${name%-kd}" = "$name" ] || like=
-      kd_cmd="kdrift probe --format json --no-capabilities --no-trace $like --target \$d $kd --rw randread --bs 4k --runtime ${runtime}s --ramp 0.5s > /tmp/res/$name-kdrift-$pair.json"
-      fio_cmd="fio --name=b --filename=\$d --direct=1 --rw=randread --bs=4k $fio_opts --time_based --runtime=$runtime --ramp_time=0.5 --lat_percentiles=1 --output-format=json > /tmp/res/$name-fio-$pair.json"
+      kd_cmd="kdrift probe --format json --no-capabilities --no-trace $like --target \$d $kd --rw randread --bs 4k --runtime ${runtime}s --ramp 500ms > /tmp/res/$name-kdrift-$pair.json"
+      fio_cmd="fio --name=b --filename=\$d --direct=1 --rw=randread --bs=4k $fio_opts --time_based --runtime=$runtime --ramp_time=500ms --lat_percentiles=1 --output-format=json > /tmp/res/$name-fio-$pair.json"
       # Alternate which tool goes first.
       if [ $((pair % 2)) -eq 1 ]; then echo "$fio_cmd; $kd_cmd"; else echo "$kd_cmd; $fio_cmd"; fi
     done

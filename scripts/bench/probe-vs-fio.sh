@@ -26,7 +26,9 @@ pairs=${1:-5}
 runtime=${2:-3}
 shift $(($# < 2 ? $# : 2))
 probe_options=("$@")
-ramp=0.5
+# In milliseconds for both tools: fio reads a time as an integer and its unit, so
+# --ramp_time=0.5 is 0 (no ramp at all, 3 s of I/O where kdrift did 3.5).
+ramp_ms=500
 "$KDRIFT_ROOT/scripts/setup" >/dev/null
 ensure_packages fio jq
 kdrift=$KDRIFT_BUILD_DIR/kdrift
@@ -49,7 +51,7 @@ run_fio() {  # target engine rw depth bs semantics
   [ "$6" = kdrift ] && own=(--norandommap --scramble_buffers=0)
   /usr/bin/time -f '%U %S' -o "$work/time" \
     fio --name=bench --filename="$1" --ioengine="$2" --rw="$3" --iodepth="$4" --bs="$5" \
-    --direct=1 --time_based --runtime="$runtime" --ramp_time="$ramp" --lat_percentiles=1 \
+    --direct=1 --time_based --runtime="$runtime" --ramp_time="${ramp_ms}ms" --lat_percentiles=1 \
     --size="$(size_of "$1")" "${own[@]}" --output-format=json >"$work/out.json" 2>/dev/null
   jq -r --arg rw "$3" '.jobs[0] | (if ($rw | test("write")) then .write else .read end) |
     "\(.iops) \(.lat_ns.percentile["50.000000"]) \(.lat_ns.percentile["99.000000"])"' \
@@ -61,7 +63,7 @@ run_kdrift() {  # target engine rw depth bs semantics
   [ "$6" = fio ] && like=(--like-fio)
   /usr/bin/time -f '%U %S' -o "$work/time" \
     "$kdrift" probe --format json --no-capabilities --no-trace --target "$1" --allow-write \
-    --engine "$2" --rw "$3" --iodepth "$4" --bs "$5" --runtime "${runtime}s" --ramp "${ramp}s" \
+    --engine "$2" --rw "$3" --iodepth "$4" --bs "$5" --runtime "${runtime}s" --ramp "${ramp_ms}ms" \
     "${like[@]}" "${probe_options[@]}" >"$work/out.json"
   jq -r --arg rw "$3" '.probe.jobs[0] | (if ($rw | test("write")) then .write else .read end) |
     "\(.iops) \(.lat_ns.percentile["50.000000"]) \(.lat_ns.percentile["99.000000"])"' \
@@ -108,7 +110,7 @@ for target in "/dev/$zram" "$file"; do
         stats+=("$(awk -v c="$column" '{print $c}' "$work/$tool.runs" | median)")
       done
       # CPU-seconds per million I/Os, run by run, then the median.
-      stats+=("$(awk -v t="$runtime" -v r="$ramp" '{print $4 / ($1 * (t + r)) * 1e6}' \
+      stats+=("$(awk -v t="$runtime" -v r="$ramp_ms" '{print $4 / ($1 * (t + r / 1000)) * 1e6}' \
         "$work/$tool.runs" | median)")
     done
     name="$rw $bs qd$depth"

@@ -54,7 +54,7 @@ bool powered(double effect, int k, int side, std::size_t good_boots, std::size_t
 // verdicts that only steer need less), a retest. Past kExactBootsPerCandidate the plan may
 // overshoot the fewest by up to 1/kCoarseSteps.
 int plan_boots(double effect, std::size_t good_boots, std::size_t bad_boots,
-               const DriftEstimate& drift, const SearchShape& shape) {
+               const DriftEstimate& drift, const SearchShape& shape, int& weighed) {
   const int limit = kPlanBeyondBudget * std::max(shape.max_boots, 1);
   const auto taken = static_cast<int>(good_boots + bad_boots);
   const int now = static_cast<int>(std::max(good_boots, bad_boots));
@@ -62,6 +62,7 @@ int plan_boots(double effect, std::size_t good_boots, std::size_t bad_boots,
     return shape.boots_used - taken + 2 * side + shape.visits * k + 1;
   };
   const auto enough = [&](int k, int side) {
+    ++weighed;
     return powered(effect, k, side, good_boots, bad_boots, drift, shape);
   };
   int best = 0;
@@ -190,7 +191,7 @@ Calibration calibrate(const BootLevels& good, const BootLevels& bad, const Drift
     return out;
   }
   const auto plan = [&](double effect, const DriftEstimate& at) {
-    return plan_boots(effect, good.size(), bad.size(), at, shape);
+    return plan_boots(effect, good.size(), bad.size(), at, shape, out.plans_weighed);
   };
   // The change itself is known only as well as the endpoints' boots tell it: the optimistic
   // plan takes it at its upper bound too (a step that looks small on two boots a side may not be).

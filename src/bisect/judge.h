@@ -73,6 +73,9 @@ struct Calibration {
   int boots_needed_low = 0;
   int boots_needed_high = 0;
   int max_boots = 0;
+  // Plans the statistics were weighed for, over the three plans: the calibration's cost, which
+  // every step of a bisect pays again and which stays a few thousand whatever the budget.
+  int plans_weighed = 0;
   std::string reason;  // the numbers, for the refusal or the start message
 };
 

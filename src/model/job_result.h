@@ -107,8 +107,8 @@ struct JobResult {
   std::optional<uint64_t> round;
   std::optional<std::vector<RoundResult>> rounds;
   // The sections reports render as they are and nothing decides on (setup, failure, cpu,
-  // submit, interrupts, diskstats, trace, polling_doubt, unavailable): typing them would only
-  // copy the writer's layout into a second place. They stay as the entry holds them.
+  // submit, interrupts, diskstats, trace, polling_doubt, cpu_bound, unavailable): typing them would
+  // only copy the writer's layout into a second place. They stay as the entry holds them.
   Json verbatim = Json::object();
 
   JobResult() = default;

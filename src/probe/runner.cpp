@@ -65,6 +65,7 @@ void sample_window_start(const ProbeJob& job, const JobRun& run, JobSample& samp
   if (device) sample.interrupts_start = device_interrupts(run.root, device->disk);
   if (job.engine.sqpoll) sample.sqpoll_start = sqpoll_thread_seconds(run.root);
   ::getrusage(RUSAGE_SELF, &sample.usage_start);
+  ::getrusage(RUSAGE_THREAD, &sample.submitter_start);
   sample.window_start_ns = monotonic_ns();
 }
 
@@ -72,6 +73,7 @@ void sample_window_start(const ProbeJob& job, const JobRun& run, JobSample& samp
 void sample_window_end(const ProbeJob& job, const JobRun& run, JobSample& sample) {
   const auto& device = run.target.device();
   ::getrusage(RUSAGE_SELF, &sample.usage_end);
+  ::getrusage(RUSAGE_THREAD, &sample.submitter_end);
   sample.window_end_ns = monotonic_ns();
   if (job.engine.sqpoll) sample.sqpoll_end = sqpoll_thread_seconds(run.root);
   if (device && sample.interrupts_start) {

@@ -97,8 +97,9 @@ void job_table(std::ostream& out, const Json& jobs, const Style& style) {
     const std::string status = text_at(job, {"status"});
     if (status == "skipped") notes.push_back(name + ": skipped, " + text_at(job, {"reason"}));
     if (status == "failed") notes.push_back(name + ": " + text_at(job, {"failure", "cause"}));
-    if (const Json* doubt = at(job, {"polling_doubt"}))
-      notes.push_back(name + ": " + text_of(*doubt));
+    for (const char* note : {"polling_doubt", "cpu_bound"}) {
+      if (const Json* text = at(job, {note})) notes.push_back(name + ": " + text_of(*text));
+    }
     if (at(job, {"elapsed_s"}) == nullptr) {
       table.add({name, status});
     } else {

@@ -132,6 +132,8 @@ TEST(Calibrate, TheLargestBudgetIsPlannedInFewTriesAndAgreesWithASmallOne) {
   EXPECT_EQ(hopeless.decision, Calibration::Decision::kRefuse) << hopeless.reason;
   EXPECT_EQ(hopeless.boots_needed, 0);
   EXPECT_NE(hopeless.reason.find("over 1000000"), std::string::npos) << hopeless.reason;
+  // A few thousand weighings for its three plans; one boot count at a time took 6 million.
+  EXPECT_LT(hopeless.plans_weighed, 12000);
   // Where the plan is small, the budget does not change it.
   const Calibration small = calibrate(kGood, kBad, pooled(kGood, kBad), shape(60, 6), false);
   const Calibration large = calibrate(kGood, kBad, pooled(kGood, kBad), shape(100000, 6), false);

@@ -74,6 +74,9 @@ JobSample sample_over(uint64_t wall_ns) {
   sample.usage_start.ru_nvcsw = 10;
   sample.usage_end.ru_nvcsw = 15;
   sample.usage_end.ru_nivcsw = 3;
+  sample.submitter_start.ru_utime = {0, 250000};
+  sample.submitter_end.ru_utime = {0, 750000};
+  sample.submitter_end.ru_stime = {0, 250000};
   sample.window_start_ns = kSecond;
   sample.window_end_ns = kSecond + wall_ns;
   return sample;
@@ -86,7 +89,9 @@ TEST(JobAccounting, CpuIsShareOfTheWindowAndTheSqpollThreadsTime) {
                        {"usr_pct", 25.0},
                        {"sys_pct", 12.5},
                        {"voluntary_ctx", 5},
-                       {"involuntary_ctx", 3}}));
+                       {"involuntary_ctx", 3},
+                       {"submitter_s", 0.75},
+                       {"submitter_busy", 0.375}}));
   EXPECT_TRUE(cpu["voluntary_ctx"].is_number_integer());
   EXPECT_EQ(cpu_json(job_of("io_uring", Pattern::kRandRead), sample_over(0))["usr_pct"], 0.0);
 
@@ -97,6 +102,26 @@ TEST(JobAccounting, CpuIsShareOfTheWindowAndTheSqpollThreadsTime) {
   sample.sqpoll_start = 1.0;
   sample.sqpoll_end = 2.75;
   EXPECT_EQ(cpu_json(sqpoll, sample)["sqpoll_thread_s"], 1.75);
+}
+
+TEST(JobAccounting, ASleepingSubmitterOnACpuNearlyAllTheWindowIsCalledCpuBound) {
+  const ProbeJob job = job_of("libaio", Pattern::kRandRead);
+  EXPECT_EQ(cpu_bound_note(job, {{"submitter_busy", 0.89}}), std::nullopt);
+  EXPECT_EQ(cpu_bound_note(job, Json::object()), std::nullopt);
+  EXPECT_EQ(cpu_bound_note(job, {{"submitter_busy", "0.95"}}), std::nullopt);
+  EXPECT_EQ(
+      cpu_bound_note(job, {{"submitter_busy", 0.946}}),
+      "the submitting thread was on a CPU 95 % of the window: these IOPS measure its CPU cost "
+      "per I/O as much as the device");
+  // Polling and spinning keep the thread busy by design: that says nothing of the device.
+  for (const char* engine : {"io_uring+iopoll", "io_uring+sqpoll"}) {
+    EXPECT_EQ(cpu_bound_note(job_of(engine, Pattern::kRandRead), {{"submitter_busy", 1.0}}),
+              std::nullopt)
+        << engine;
+  }
+  ProbeJob spinning = job;
+  spinning.completion_wait = CompletionWait::kSpin;
+  EXPECT_EQ(cpu_bound_note(spinning, {{"submitter_busy", 1.0}}), std::nullopt);
 }
 
 // A recorder that measured two seconds of reads, 10 us each, 100 a second.

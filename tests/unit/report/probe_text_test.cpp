@@ -19,6 +19,7 @@ Json hostile_probe() {
               {"status", "ok"},
               {"elapsed_s", 5},
               {"polling_doubt", hostile_value("doubt")},
+              {"cpu_bound", hostile_value("bound")},
               {"read", {{"iops", 1000}, {"ios", 5000}}},
               {"trace",
                {{"block",
@@ -41,8 +42,8 @@ Json hostile_probe() {
 TEST(ProbeText, ValuesAndKeysFromTheProbeSectionCannotDriveTheTerminal) {
   const std::string text = render_probe_text(hostile_probe(), false);
   EXPECT_EQ(testing::control_bytes(text), std::vector<unsigned>{}) << text;
-  for (const char* name :
-       {"job", "doubt", "skipped", "reason", "profile", "/dev/x", "refusal", "mode", "cause"}) {
+  for (const char* name : {"job", "doubt", "bound", "skipped", "reason", "profile", "/dev/x",
+                           "refusal", "mode", "cause"}) {
     EXPECT_NE(text.find(std::string(name) + "\\x1b]0;pwned\\x07"), std::string::npos) << name;
   }
   EXPECT_EQ(text.find("\n| injected"), std::string::npos);
