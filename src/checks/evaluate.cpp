@@ -286,8 +286,13 @@ std::vector<Hit> probe_regression_hits(const Rule& rule, const Json& probe_jobs)
         // pair, of the snapshots' geometric means for several a side (which have no other).
         const auto ratio = number_member(result, "per_second_ratio");
         line += "; p" + percentile_label(key) + " latency ×" +
-                format_ratio(ratio ? *ratio : number_member(result, "ratio").value_or(0)) +
-                interval_text(result, "ci95") + p_text(result);
+                format_ratio(ratio ? *ratio : number_member(result, "ratio").value_or(0));
+        // A pair's latency verdict is about the change beyond what the IOPS change explains,
+        // and its interval and p value are of that.
+        if (const auto beyond = number_member(result, "beyond_iops_ratio")) {
+          line += ", ×" + format_ratio(*beyond) + " beyond the IOPS change";
+        }
+        line += interval_text(result, "ci95") + p_text(result);
       }
     }
     const bool worse = verdict == "regression";
