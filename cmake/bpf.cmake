@@ -1,7 +1,8 @@
 # kdrift_bpf_skeleton(NAME): compiles probes/NAME.bpf.c with clang for the BPF target (CO-RE,
 # against the type definitions committed in probes/, never the build machine's kernel) and
 # turns the object into ${CMAKE_BINARY_DIR}/probes/NAME.skel.h with `bpftool gen skeleton`.
-# Adds the header to the list in KDRIFT_BPF_SKELETONS (parent scope) for a target to depend on.
+# Adds the header to the list in KDRIFT_BPF_SKELETONS (parent scope) for a target to depend on,
+# and NAME to KDRIFT_BPF_PROGRAMS (what `kdrift --version` lists).
 find_program(KDRIFT_CLANG NAMES clang clang-16 clang-15 clang-14 REQUIRED)
 find_program(KDRIFT_BPFTOOL bpftool PATHS /usr/sbin /sbin REQUIRED)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|amd64")
@@ -28,4 +29,5 @@ function(kdrift_bpf_skeleton name)
     COMMENT "BPF skeleton ${name}"
     VERBATIM)
   set(KDRIFT_BPF_SKELETONS ${KDRIFT_BPF_SKELETONS} ${skeleton} PARENT_SCOPE)
+  set(KDRIFT_BPF_PROGRAMS ${KDRIFT_BPF_PROGRAMS} ${name} PARENT_SCOPE)
 endfunction()

@@ -3,18 +3,23 @@
 KDRIFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KDRIFT_BUILD_DIR=${KDRIFT_BUILD_DIR:-$KDRIFT_ROOT/build}
 
-# Debian 12 packages, each for a reason given in README.md ("Dependencies").
+# Debian 12 packages, each for a reason given in README.md ("Dependencies"). The build's list is
+# debian/control's Build-Depends too (scripts/package refuses to build when the two differ).
 KDRIFT_BUILD_PACKAGES=(
-  g++ cmake ninja-build pkg-config clang ccache
+  g++ cmake ninja-build pkg-config clang
   libcli11-dev nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev libarchive-dev
   liburing-dev libaio-dev libbpf-dev bpftool libpci-dev pci.ids libblkid-dev
   libgtest-dev
 )
+# Compiler results cached across builds and clones (below).
+KDRIFT_CACHE_PACKAGES=(ccache)
 KDRIFT_TEST_PACKAGES=(
   clang-format clang-tidy fio sosreport jq chromium
   qemu-system-x86 busybox-static kexec-tools cpio kmod xz-utils e2fsprogs systemd
-  python3 time universal-ctags
+  python3 time universal-ctags man-db bash-completion zsh
 )
+# scripts/package and its test: the Debian way to build, check and install a package.
+KDRIFT_PACKAGING_PACKAGES=(debhelper dpkg-dev lintian mmdebstrap)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -55,4 +60,23 @@ configure_and_build() {
   command -v ccache >/dev/null && options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   cmake -S "$KDRIFT_ROOT" -B "$dir" -G Ninja "${options[@]}" >/dev/null
   ninja -C "$dir" "${targets[@]}" >&2
+}
+
+# The package names of debian/control's Build-Depends, one a line, sorted, without debhelper's
+# compat level (version constraints and build profiles dropped).
+debian_build_depends() {
+  sed -n '/^Build-Depends:/,/^[^ ]/p' "$KDRIFT_ROOT/debian/control" | sed '1s/^Build-Depends://; /^[^ ]/d' |
+    tr ',' '\n' | sed 's/([^)]*)//g; s/<[^>]*>//g; s/[[:space:]]//g' | grep -v -e '^$' -e '^debhelper-compat$' |
+    sort
+}
+
+# Fails, naming the difference, when debian/control's Build-Depends are not KDRIFT_BUILD_PACKAGES.
+check_build_depends() {
+  local wanted
+  wanted=$(printf '%s\n' "${KDRIFT_BUILD_PACKAGES[@]}" | sort)
+  if [ "$(debian_build_depends)" != "$wanted" ]; then
+    log "debian/control's Build-Depends differ from KDRIFT_BUILD_PACKAGES (scripts/lib/common.sh):"
+    diff <(echo "$wanted") <(debian_build_depends) | sed -n 's/^</  only in common.sh:/p; s/^>/  only in debian\/control:/p' >&2
+    return 1
+  fi
 }

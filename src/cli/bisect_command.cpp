@@ -311,8 +311,9 @@ void register_install(CLI::App& bisect, const std::shared_ptr<std::string>& stat
       throw FatalError("bisect install: this bisect is in " + session.start.mode +
                        " mode; the unit drives kexec bisects (start --mode kexec)");
     }
-    install_kdrift_unit(*unit_dir, kBisectUnit, bisect_unit_text(*state_dir));
-    std::cout << "installed " << *unit_dir << "/" << kBisectUnit
+    const std::string unit =
+        install_kdrift_unit(*unit_dir, kBisectUnit, bisect_unit_text(*state_dir));
+    std::cout << "installed " << terminal_safe(unit)
               << ": kdrift bisect step runs on every boot until the bisect ends\n";
   });
 }

@@ -108,8 +108,8 @@ void register_history(CLI::App& app, int& exit_status) {
         ->capture_default_str();
   }
   install->callback([args, &exit_status] {
-    install_kdrift_unit(args->unit_dir, kBootcheckUnit);
-    std::cout << "installed " << args->unit_dir << "/" << kBootcheckUnit
+    const std::string unit = install_kdrift_unit(args->unit_dir, kBootcheckUnit);
+    std::cout << "installed " << terminal_safe(unit)
               << " (wanted by multi-user.target): every boot is recorded in "
               << kDefaultBootDirectory << "\n";
     exit_status = kExitClean;

@@ -25,17 +25,19 @@ std::string_view kdrift_unit_text(std::string_view name) {
   throw FatalError("no unit " + std::string(name) + " in this kdrift");
 }
 
-void install_kdrift_unit(const std::string& unit_dir, std::string_view name) {
-  install_kdrift_unit(unit_dir, name, std::string(kdrift_unit_text(name)));
+std::string install_kdrift_unit(const std::string& unit_dir, std::string_view name) {
+  return install_kdrift_unit(unit_dir, name, std::string(kdrift_unit_text(name)));
 }
 
-void install_kdrift_unit(const std::string& unit_dir, std::string_view name, std::string text) {
+std::string install_kdrift_unit(const std::string& unit_dir, std::string_view name,
+                                std::string text) {
   const auto program = running_executable();
   if (!program) throw FatalError("cannot tell where this kdrift is: " + program.error().describe());
   const auto installed =
       install_unit(unit_dir, std::string(name), std::move(text), *program, std::string(kWantedBy));
   if (!installed)
     throw FatalError("install " + std::string(name) + ": " + installed.error().describe());
+  return *installed;
 }
 
 void remove_kdrift_unit(const std::string& unit_dir, std::string_view name) {

@@ -1,5 +1,7 @@
 #include "collect/pci.h"
 
+#include <unistd.h>
+
 extern "C" {
 #include <pci/pci.h>
 }
@@ -524,6 +526,17 @@ Json collect_pci(const SysRoot& root) {
     devices[address] = describe(root, library, address, entry, classes);
   section["devices"] = std::move(devices);
   return section;
+}
+
+std::string pci_ids_file() {
+  pci_access* access = pci_alloc();
+  std::string path = access->id_file_name != nullptr ? access->id_file_name : "";
+  pci_cleanup(access);
+  // A libpci built with zlib names pci.ids.gz and falls back to the plain file, as Debian's
+  // pci.ids package ships it.
+  const std::string plain = path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+  if (::access(path.c_str(), R_OK) != 0 && ::access(plain.c_str(), R_OK) == 0) return plain;
+  return path;
 }
 
 }  // namespace kdrift

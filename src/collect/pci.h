@@ -9,4 +9,7 @@ namespace kdrift {
 // node, MPS/MRRS and AER counters: facts only; the link verdict is snapshot/pci_link.h's.
 Json collect_pci(const SysRoot& root);
 
+// The PCI ID database libpci reads device names from, as this build of libpci names it.
+std::string pci_ids_file();
+
 }  // namespace kdrift

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "util/atomic_file.h"
+#include "util/input_file.h"
 #include "util/process.h"
 #include "util/sysroot.h"
 #include "util/text.h"
@@ -88,29 +89,46 @@ Result<std::string> unit_path_value(std::string_view path, UnitSetting setting) 
   return out;
 }
 
-Status install_unit(const std::string& unit_dir, const std::string& name, std::string text,
-                    const std::string& program, const std::string& wanted_by) {
-  if (auto checked = check_name(name, wanted_by); !checked) return checked;
+Result<std::string> unit_text_for(std::string text, const std::string& program) {
   auto escaped = unit_path_value(program, UnitSetting::kCommandLine);
   if (!escaped) return escaped.error();
   for (size_t at = text.find(kUnitProgramPlaceholder); at != std::string::npos;
        at = text.find(kUnitProgramPlaceholder, at + escaped->size())) {
     text.replace(at, kUnitProgramPlaceholder.size(), *escaped);
   }
+  return text;
+}
+
+Result<std::string> install_unit(const std::string& unit_dir, const std::string& name,
+                                 std::string text, const std::string& program,
+                                 const std::string& wanted_by, const std::string& vendor_dir) {
+  if (auto checked = check_name(name, wanted_by); !checked) return checked.error();
+  auto rendered = unit_text_for(std::move(text), program);
+  if (!rendered) return rendered.error();
   std::error_code failure;
   // systemctl enable links by absolute path; a relative one would resolve from the wants dir.
   const std::string directory = fs::absolute(unit_dir, failure).lexically_normal().string();
   if (failure) return make_error(failure.value(), unit_dir);
-  const std::string unit_path = directory + "/" + name;
   fs::create_directories(directory + "/" + wanted_by + ".wants", failure);
   if (failure)
     return make_error(failure.value(), "create " + directory + "/" + wanted_by + ".wants");
-  // systemd reads units as root, but `systemctl cat` and friends as anyone: a unit is public.
-  if (auto written = write_file_atomically(unit_path, text, 0644); !written) return written;
-  if (auto linked = replace_symlink(unit_path, wants_link(directory, name, wanted_by)); !linked) {
-    return linked;
+  const std::string vendor_path = vendor_dir + "/" + name;
+  const auto vendor = read_whole_file(vendor_path, kMaxUnitBytes);
+  std::string unit_path = directory + "/" + name;
+  if (vendor && *vendor == *rendered) {
+    // The package's own unit runs this kdrift exactly so: enable it as systemctl would, and
+    // drop a copy an earlier install from a build tree left, which would override it.
+    if (auto removed = remove_if_present(unit_path); !removed) return removed.error();
+    unit_path = vendor_path;
+  } else if (auto written = write_file_atomically(unit_path, *rendered, 0644); !written) {
+    // systemd reads units as root, but `systemctl cat` and friends as anyone: a unit is public.
+    return written.error();
   }
-  return reload_systemd();
+  if (auto linked = replace_symlink(unit_path, wants_link(directory, name, wanted_by)); !linked) {
+    return linked.error();
+  }
+  if (auto reloaded = reload_systemd(); !reloaded) return reloaded.error();
+  return unit_path;
 }
 
 Status remove_unit(const std::string& unit_dir, const std::string& name,

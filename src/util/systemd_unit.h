@@ -4,6 +4,7 @@
 // only when it is PID 1 (/run/systemd/system exists), so a chroot, a container or a test's
 // temporary unit directory work the same way.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -27,12 +28,24 @@ enum class UnitSetting { kCommandLine, kOther };
 // unquotes on them); invalid UTF-8 (systemd ignores such an assignment).
 Result<std::string> unit_path_value(std::string_view path, UnitSetting setting);
 
-// Writes text, with every @KDRIFT@ replaced by program (unit_path_value for a command line), to
-// unit_dir/name atomically (mode 0644), points unit_dir/wanted_by.wants/name at it, then runs
-// `systemctl daemon-reload` when systemd is running. A program unit_path_value refuses is
-// refused here before anything is written. Installing again replaces both.
-Status install_unit(const std::string& unit_dir, const std::string& name, std::string text,
-                    const std::string& program, const std::string& wanted_by);
+// Where the Debian package installs kdrift's units (their ExecStart names /usr/bin/kdrift).
+inline constexpr std::string_view kVendorUnitDirectory = "/usr/lib/systemd/system";
+// A unit file is a few hundred bytes; a vendor file beyond this is not one of kdrift's.
+inline constexpr size_t kMaxUnitBytes = 64 * 1024;
+
+// text with every @KDRIFT@ replaced by program (unit_path_value for a command line).
+Result<std::string> unit_text_for(std::string text, const std::string& program);
+
+// Enables unit name for wanted_by as `systemctl enable` leaves it: when vendor_dir/name already
+// holds exactly unit_text_for(text, program) (the installed package's unit, and this is the
+// packaged kdrift), unit_dir/wanted_by.wants/name points at it; otherwise the text is written to
+// unit_dir/name atomically (mode 0644) and the link points there. Then `systemctl
+// daemon-reload` when systemd is running. A program unit_path_value refuses is refused before
+// anything is written; installing again replaces both. Returns the unit file now in effect.
+Result<std::string> install_unit(const std::string& unit_dir, const std::string& name,
+                                 std::string text, const std::string& program,
+                                 const std::string& wanted_by,
+                                 const std::string& vendor_dir = std::string(kVendorUnitDirectory));
 
 // Removes what install_unit made; what is already gone is not an error.
 Status remove_unit(const std::string& unit_dir, const std::string& name,

@@ -8,6 +8,7 @@
 
 #include "support/fixtures.h"
 #include "support/system.h"
+#include "util/atomic_file.h"
 
 namespace kdrift {
 namespace {
@@ -42,6 +43,62 @@ TEST(SystemdUnit, InstallWritesTheUnitForTheProgramAndEnablesItAsSystemctlWould)
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(link.parent_path()))
     ++entries;
   EXPECT_EQ(entries, 1u);
+}
+
+// What the Debian package installs: the unit with ExecStart naming /usr/bin/kdrift.
+void write_vendor_unit(const std::string& vendor_dir, const std::string& program) {
+  fs::create_directories(vendor_dir);
+  auto text = unit_text_for(kUnit, program);
+  ASSERT_TRUE(text);
+  ASSERT_TRUE(write_file_atomically(vendor_dir + "/kdrift-x.service", *text, 0644));
+}
+
+TEST(SystemdUnit, ThePackagedUnitIsEnabledWhenItRunsThisSameProgram) {
+  const TempDir tmp;
+  const std::string dir = tmp.path() + "/etc/systemd/system";
+  const std::string vendor = tmp.path() + "/usr/lib/systemd/system";
+  write_vendor_unit(vendor, "/usr/bin/kdrift");
+  // An earlier install from a build tree left its own copy, which would override the package's.
+  ASSERT_TRUE(install_unit(dir, "kdrift-x.service", kUnit, "/work/build/kdrift",
+                           "multi-user.target", vendor));
+  ASSERT_TRUE(fs::exists(dir + "/kdrift-x.service"));
+
+  const auto installed =
+      install_unit(dir, "kdrift-x.service", kUnit, "/usr/bin/kdrift", "multi-user.target", vendor);
+  ASSERT_TRUE(installed) << installed.error().describe();
+  EXPECT_EQ(*installed, vendor + "/kdrift-x.service");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir + "/kdrift-x.service")));
+  EXPECT_EQ(fs::read_symlink(dir + "/multi-user.target.wants/kdrift-x.service"),
+            fs::path(vendor + "/kdrift-x.service"));
+
+  // Removing it disables it and leaves the package's file alone.
+  ASSERT_TRUE(remove_unit(dir, "kdrift-x.service", "multi-user.target"));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir + "/multi-user.target.wants/kdrift-x.service")));
+  EXPECT_TRUE(fs::exists(vendor + "/kdrift-x.service"));
+}
+
+TEST(SystemdUnit, APackagedUnitForAnotherProgramOrTextIsNotUsed) {
+  const TempDir tmp;
+  const std::string dir = tmp.path() + "/etc/systemd/system";
+  const std::string vendor = tmp.path() + "/usr/lib/systemd/system";
+  write_vendor_unit(vendor, "/usr/bin/kdrift");
+  // kdrift run from a build tree: its own unit, for its own path.
+  auto installed = install_unit(dir, "kdrift-x.service", kUnit, "/work/build/kdrift",
+                                "multi-user.target", vendor);
+  ASSERT_TRUE(installed);
+  EXPECT_EQ(*installed, dir + "/kdrift-x.service");
+  EXPECT_NE(testing::read_bytes(*installed).find("ExecStart=/work/build/kdrift "),
+            std::string::npos);
+  // The packaged kdrift, but the package's file was edited (or is another version's): the
+  // text kdrift means to run is written, never a unit it did not check.
+  ASSERT_TRUE(
+      write_file_atomically(vendor + "/kdrift-x.service", "[Service]\nExecStart=/bin/sh\n", 0644));
+  installed =
+      install_unit(dir, "kdrift-x.service", kUnit, "/usr/bin/kdrift", "multi-user.target", vendor);
+  ASSERT_TRUE(installed);
+  EXPECT_EQ(*installed, dir + "/kdrift-x.service");
+  EXPECT_EQ(fs::read_symlink(dir + "/multi-user.target.wants/kdrift-x.service"),
+            fs::path(dir + "/kdrift-x.service"));
 }
 
 TEST(SystemdUnit, ARelativeUnitDirectoryStillLinksByAbsolutePath) {
