@@ -10,14 +10,22 @@ namespace {
 // What a value of these options is, where its name tells more than its C++ type.
 const std::map<std::string, ValueCompletion, std::less<>>& completion_by_name() {
   static const std::map<std::string, ValueCompletion, std::less<>> kByName = {
-      {"--profile", ValueCompletion::kProfile},  {"--probe", ValueCompletion::kProfile},
-      {"--predicate", ValueCompletion::kFinding}, {"--root", ValueCompletion::kFile},
-      {"--checks", ValueCompletion::kDirectory},  {"--state-dir", ValueCompletion::kDirectory},
-      {"--unit-dir", ValueCompletion::kDirectory}, {"--dir", ValueCompletion::kDirectory},
-      {"--kernels-from", ValueCompletion::kDirectory}, {"--output", ValueCompletion::kFile},
-      {"--baseline", ValueCompletion::kSnapshot}, {"--snapshot", ValueCompletion::kFile},
-      {"--target", ValueCompletion::kFile},       {"SNAPSHOT", ValueCompletion::kSnapshot},
-      {"A", ValueCompletion::kSnapshot},          {"FILE", ValueCompletion::kFile},
+      {"--profile", ValueCompletion::kProfile},
+      {"--probe", ValueCompletion::kProfile},
+      {"--predicate", ValueCompletion::kFinding},
+      {"--root", ValueCompletion::kFile},
+      {"--checks", ValueCompletion::kDirectory},
+      {"--state-dir", ValueCompletion::kDirectory},
+      {"--unit-dir", ValueCompletion::kDirectory},
+      {"--dir", ValueCompletion::kDirectory},
+      {"--kernels-from", ValueCompletion::kDirectory},
+      {"--output", ValueCompletion::kFile},
+      {"--baseline", ValueCompletion::kSnapshot},
+      {"--snapshot", ValueCompletion::kFile},
+      {"--target", ValueCompletion::kFile},
+      {"SNAPSHOT", ValueCompletion::kSnapshot},
+      {"A", ValueCompletion::kSnapshot},
+      {"FILE", ValueCompletion::kFile},
       {"file", ValueCompletion::kFile},
   };
   return kByName;
@@ -62,8 +70,7 @@ OptionSpec describe_option(const CLI::Option& option) {
   const std::string type_name = option.get_type_name();
   spec.choices = choices_of(type_name);
   spec.value_name = value_name_of(option, type_name);
-  const std::string key =
-      option.nonpositional() ? spec.names.back() : option.get_name(true, false);
+  const std::string key = option.nonpositional() ? spec.names.back() : option.get_name(true, false);
   const auto& by_name = completion_by_name();
   if (!spec.choices.empty()) {
     spec.completion = ValueCompletion::kChoices;

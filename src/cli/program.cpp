@@ -10,10 +10,10 @@ std::unique_ptr<CLI::App> make_program(int& exit_status) {
       "kdrift: capture, compare and explain what moves async disk I/O performance", "kdrift");
   // Parsed before CLI11 sees the command line (version_request); defined here so that --help,
   // the manual and the completions show them.
-  app->add_flag("--version")->description(
-      "Print the version and what this build can do, then exit");
-  app->add_flag("--verbose")->description(
-      "With --version: also the kernel features this host offers");
+  app->add_flag("--version")
+      ->description("Print the version and what this build can do, then exit");
+  app->add_flag("--verbose")
+      ->description("With --version: also the kernel features this host offers");
   app->require_subcommand(1);
   register_capture(*app, exit_status);
   register_audit(*app, exit_status);

@@ -17,7 +17,7 @@ namespace kdrift {
 namespace {
 
 // The tracepoints the programs in probes/ attach to, by the name their BTF prototype has.
-constexpr const char* kTracepoints[] = {"block_rq_issue", "block_rq_complete", "block_bio_queue",
+constexpr const char* kTracepoints[] = {"block_rq_issue", "block_rq_complete",   "block_bio_queue",
                                         "block_io_start", "io_uring_submit_req", "map"};
 
 std::string outcome(const Result<std::string>& result) {

@@ -12,7 +12,8 @@ Result<std::string> io_uring_support() {
   io_uring_params params{};
   const int result = io_uring_queue_init_params(2, &ring, &params);
   if (result < 0) {
-    return make_error(-result, "io_uring_setup (kernel.io_uring_disabled, seccomp or an old kernel)");
+    return make_error(-result,
+                      "io_uring_setup (kernel.io_uring_disabled, seccomp or an old kernel)");
   }
   int supported = 0;
   int known = 0;

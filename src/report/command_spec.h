@@ -34,7 +34,7 @@ struct OptionSpec {
 struct CommandSpec {
   std::vector<std::string> path;  // {"bisect", "start"}; empty for the program itself
   std::string description;
-  std::vector<OptionSpec> options;     // in the order defined, positionals included
+  std::vector<OptionSpec> options;  // in the order defined, positionals included
   std::vector<CommandSpec> subcommands;
   bool requires_subcommand = false;
 };

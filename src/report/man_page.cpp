@@ -172,8 +172,7 @@ void examples(std::ostream& out, const std::vector<ManExample>& list) {
   }
 }
 
-void closing_sections(std::ostream& out, const CommandSpec& command,
-                      const ManSections& sections) {
+void closing_sections(std::ostream& out, const CommandSpec& command, const ManSections& sections) {
   out << ".SH \"EXIT STATUS\"\n";
   prose(out, sections.exit_status.empty() ? kSharedExitStatus : sections.exit_status);
   if (!sections.files.empty()) {
@@ -224,8 +223,9 @@ Status table_list(const TomlReader& reader, const toml::table& table, std::strin
   const toml::node* node = table.get(key);
   if (node == nullptr) return ok_status();
   const auto* array = node->as_array();
-  if (array == nullptr) return reader.error_at(*node, std::string(key) + ": expected [[" +
-                                                          std::string(key) + "]] tables");
+  if (array == nullptr)
+    return reader.error_at(*node,
+                           std::string(key) + ": expected [[" + std::string(key) + "]] tables");
   for (const toml::node& item : *array) {
     const auto* entry = item.as_table();
     if (entry == nullptr) return reader.error_at(item, std::string(key) + ": expected a table");
@@ -298,14 +298,18 @@ Result<ManSections> parse_man_sections(std::string_view toml, const std::string&
     sections.*field = *value;
   }
   // check_keys iterates its set in order: "command" < "explanation", "path" < "what".
-  if (auto status = table_list(reader, *table, "examples", {"command", "explanation"},
-                               sections.examples,
-                               [](auto& v) { return ManExample{v[0], v[1]}; });
+  if (auto status =
+          table_list(reader, *table, "examples", {"command", "explanation"}, sections.examples,
+                     [](auto& v) {
+                       return ManExample{v[0], v[1]};
+                     });
       !status) {
     return status.error();
   }
   if (auto status = table_list(reader, *table, "files", {"path", "what"}, sections.files,
-                               [](auto& v) { return std::pair{v[0], v[1]}; });
+                               [](auto& v) {
+                                 return std::pair{v[0], v[1]};
+                               });
       !status) {
     return status.error();
   }

@@ -145,10 +145,11 @@ TEST(ProbeCompare, WithRoundsTheSpreadBetweenRoundsIsTheNoise) {
   EXPECT_GT(result["iops_noise_allowance"][1].get<double>(), 1.15);
   // Rounds that agree make the allowance tight: the same rounds a side, one side 20 % lower in
   // all of them, is a regression.
-  const Json steady_a =
-      probe({rounds_job("j", {kSteady, shifted(kSteady, 1.01), shifted(kSteady, 0.99)})});
-  const Json steady_b = probe(
-      {rounds_job("j", {shifted(kSteady, 0.8), shifted(kSteady, 0.81), shifted(kSteady, 0.79)})});
+  // At 100k IOPS, so that each second's p99 rests on enough I/Os to be tested.
+  const auto fast = shifted(kSteady, 1000);
+  const Json steady_a = probe({rounds_job("j", {fast, shifted(fast, 1.01), shifted(fast, 0.99)})});
+  const Json steady_b =
+      probe({rounds_job("j", {shifted(fast, 0.8), shifted(fast, 0.81), shifted(fast, 0.79)})});
   const Json steady = compare_probes(&steady_a, &steady_b);
   EXPECT_EQ(verdict_of(steady), "regression");
   EXPECT_LT(steady["jobs"][0]["iops_noise_allowance"][1].get<double>(), 1.1);
@@ -282,8 +283,9 @@ TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
 }
 
 TEST(ProbeCompare, TailLatencyAloneCanRegress) {
-  Json a = job("j", kSteady);
-  Json b = job("j", kSteady);
+  // 100k IOPS: each second's p99 rests on a thousand I/Os.
+  Json a = job("j", shifted(kSteady, 1000));
+  Json b = job("j", shifted(kSteady, 1000));
   a["read"]["lat_ns"]["per_second"]["99.000000"] = {200, 210, 190, 205, 195, 200, 202, 198};
   b["read"]["lat_ns"]["per_second"]["99.000000"] = {400, 420, 380, 410, 390, 400, 404, 396};
   const Json pa = probe({a});
@@ -298,6 +300,31 @@ TEST(ProbeCompare, TailLatencyAloneCanRegress) {
   EXPECT_EQ(result["latency"]["99.000000"]["ratio"], 1.0);
   EXPECT_EQ(result["verdict"], "regression");
   EXPECT_FALSE(result["latency"]["50.000000"].contains("verdict")) << "no per-second p50 given";
+}
+
+TEST(ProbeCompare, APercentileOfFewIosPerSecondGetsNoVerdict) {
+  // 8k IOPS: a second's p99.9 is its 8th slowest I/O; the same tail doubling as above says
+  // nothing then, while p50 (4k I/Os beyond it) is still tested.
+  const std::vector<double> iops = shifted(kSteady, 80);
+  Json a = job("j", iops);
+  Json b = job("j", iops);
+  const Json tail = {200, 210, 190, 205, 195, 200, 202, 198};
+  const Json doubled = {400, 420, 380, 410, 390, 400, 404, 396};
+  a["read"]["lat_ns"]["per_second"]["99.900000"] = tail;
+  b["read"]["lat_ns"]["per_second"]["99.900000"] = doubled;
+  a["read"]["lat_ns"]["per_second"]["50.000000"] = tail;
+  b["read"]["lat_ns"]["per_second"]["50.000000"] = doubled;
+  a["read"]["lat_ns"]["percentile"]["99.900000"] = 200;
+  b["read"]["lat_ns"]["percentile"]["99.900000"] = 400;
+  const Json pa = probe({a});
+  const Json pb = probe({b});
+  const Json result = compare_probes(&pa, &pb)["jobs"][0];
+  const Json& p999 = result["latency"]["99.900000"];
+  EXPECT_FALSE(p999.contains("verdict")) << p999.dump();
+  EXPECT_NE(p999["reason"].get<std::string>().find("rests on 7 I/Os beyond it"), std::string::npos)
+      << p999.dump();
+  EXPECT_EQ(p999["ratio"], 2.0) << "the whole run's percentiles are still compared";
+  EXPECT_EQ(result["latency"]["50.000000"]["verdict"], "regression");
 }
 
 TEST(ProbeCompare, LatencyMovesWithinTheIopsRunToRunNoiseIsNoVerdict) {

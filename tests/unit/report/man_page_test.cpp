@@ -49,8 +49,7 @@ TEST(ManPage, SynopsisAndOptionsComeFromTheCommandLine) {
   EXPECT_NE(page.find("One of: text, json."), std::string::npos) << page;
   EXPECT_NE(page.find(".SH \"EXIT STATUS\"\n0: nothing at warning"), std::string::npos) << page;
   // A subcommand's page points back at the program's.
-  EXPECT_NE(page.find(".BR kdrift (1),\n.BR kdrift\\-check (1),\n.BR fio (1)\n"),
-            std::string::npos)
+  EXPECT_NE(page.find(".BR kdrift (1),\n.BR kdrift\\-check (1),\n.BR fio (1)\n"), std::string::npos)
       << page;
 }
 
