@@ -8,17 +8,17 @@
 
 #include "collect/pci.h"
 #include "probe/interface_support.h"
+#include "trace/block_trace.h"
+#include "trace/io_trace.h"
 #include "trace/kernel_features.h"
+#include "trace/nvme_trace.h"
+#include "trace/program_choice.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 #include "util/version.h"
 
 namespace kdrift {
 namespace {
-
-// The tracepoints the programs in probes/ attach to, by the name their BTF prototype has.
-constexpr const char* kTracepoints[] = {"block_rq_issue", "block_rq_complete",   "block_bio_queue",
-                                        "block_io_start", "io_uring_submit_req", "map"};
 
 std::string outcome(const Result<std::string>& result) {
   return result ? *result : "unavailable: " + result.error().describe();
@@ -45,12 +45,14 @@ void host_lines(std::ostream& out) {
   if (auto why = features.unavailable()) {
     out << "  BTF: unavailable: " << terminal_safe(*why) << " (no block-layer trace)\n";
   } else {
-    out << "  BTF: yes; tracepoints:";
-    for (const char* tracepoint : kTracepoints) {
-      const auto arguments = features.tracepoint_arguments(tracepoint);
-      out << " " << tracepoint << (arguments ? "(" + std::to_string(*arguments) + ")" : " absent");
+    // The same choice a trace makes when it loads: each tracepoint's program for this kernel.
+    out << "  BTF: yes; program per tracepoint:\n";
+    for (const auto* wanted : {&block_tracepoints(), &io_tracepoints(), &nvme_tracepoints()}) {
+      for (const ProgramChoice& choice : choose_programs(*wanted, features)) {
+        out << "    " << choice.tracepoint << ": "
+            << terminal_safe(choice.program ? *choice.program : "none: " + choice.reason) << "\n";
+      }
     }
-    out << "\n";
   }
   const SysRoot live("/");
   const auto disabled = live.read("/proc/sys/kernel/io_uring_disabled", 64);

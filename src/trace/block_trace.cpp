@@ -24,6 +24,8 @@ static_assert(KDRIFT_LAT_BUCKETS <= LatencyHistogram::kBucketCount);
 
 // Every tracepoint the block programs use, with the argument count each program variant is
 // written for (the _q flavours lead with the request_queue, as before 5.11).
+}  // namespace
+
 const std::vector<TracepointPrograms>& block_tracepoints() {
   static const std::vector<TracepointPrograms> tracepoints = {
       {"block_bio_queue", {{"bio_queue", 1}, {"bio_queue_q", 2}}},
@@ -38,6 +40,8 @@ const std::vector<TracepointPrograms>& block_tracepoints() {
   };
   return tracepoints;
 }
+
+namespace {
 
 void clear_hash(const bpf_map* map) {
   uint64_t key = 0;

@@ -12,9 +12,14 @@
 
 #include "snapshot/snapshot.h"
 #include "trace/kernel_features.h"
+#include "trace/program_choice.h"
 #include "util/result.h"
 
 namespace kdrift {
+
+// Every tracepoint the block programs attach to, with the program variant per argument layout
+// (kdrift --version --verbose shows which one this kernel gets).
+const std::vector<TracepointPrograms>& block_tracepoints();
 
 struct TracedDisk {
   unsigned major = 0;

@@ -15,6 +15,8 @@ namespace {
 
 constexpr int kAny = ProgramVariant::kAnyArguments;
 
+}  // namespace
+
 const std::vector<TracepointPrograms>& io_tracepoints() {
   static const std::vector<TracepointPrograms> tracepoints = {
       {"io_uring_submit_req", {{"uring_submit_req", kAny}}},
@@ -26,6 +28,8 @@ const std::vector<TracepointPrograms>& io_tracepoints() {
   };
   return tracepoints;
 }
+
+namespace {
 
 bool attached(const Json& programs, std::initializer_list<const char*> tracepoints) {
   for (const char* tracepoint : tracepoints) {

@@ -5,12 +5,18 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "snapshot/snapshot.h"
 #include "trace/kernel_features.h"
+#include "trace/program_choice.h"
 #include "util/result.h"
 
 namespace kdrift {
+
+// Every tracepoint the io programs attach to, with the program variant per argument layout
+// (kdrift --version --verbose shows which one this kernel gets).
+const std::vector<TracepointPrograms>& io_tracepoints();
 
 class IoTrace {
  public:

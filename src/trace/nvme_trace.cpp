@@ -8,7 +8,7 @@
 #include "trace/percpu_map.h"
 
 namespace kdrift {
-namespace {
+namespace {}  // namespace
 
 const std::vector<TracepointPrograms>& nvme_tracepoints() {
   static const std::vector<TracepointPrograms> tracepoints = {
@@ -17,6 +17,8 @@ const std::vector<TracepointPrograms>& nvme_tracepoints() {
   };
   return tracepoints;
 }
+
+namespace {
 
 const char* queue_type_name(unsigned long long stored) {
   switch (stored) {

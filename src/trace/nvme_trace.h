@@ -9,9 +9,14 @@
 #include "snapshot/snapshot.h"
 #include "trace/block_trace.h"
 #include "trace/kernel_features.h"
+#include "trace/program_choice.h"
 #include "util/result.h"
 
 namespace kdrift {
+
+// Every tracepoint the nvme programs attach to, with the program variant per argument layout
+// (kdrift --version --verbose shows which one this kernel gets).
+const std::vector<TracepointPrograms>& nvme_tracepoints();
 
 class NvmeTrace {
  public:
