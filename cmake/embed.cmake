@@ -1,9 +1,9 @@
-# kdrift_embed_texts(OUTPUT FUNCTION PATTERN): writes a C++ source defining
+# kdrift_embed_texts(OUTPUT FUNCTION PATTERN...): writes a C++ source defining
 # `std::span<const kdrift::EmbeddedText> FUNCTION()` with the name (without extension) and
-# content of each file PATTERN matches, so the binary carries its default profiles and rules
+# content of each file a PATTERN (a glob or a path) matches, so the binary carries its default profiles and rules
 # wherever it is installed. Configure re-runs when a file is added, removed or changed.
-function(kdrift_embed_texts output function pattern)
-  file(GLOB files CONFIGURE_DEPENDS "${pattern}")
+function(kdrift_embed_texts output function)
+  file(GLOB files CONFIGURE_DEPENDS ${ARGN})
   set(entries "")
   foreach(file IN LISTS files)
     get_filename_component(name "${file}" NAME_WLE)

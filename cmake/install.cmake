@@ -1,6 +1,6 @@
 # `cmake --install`: the binary, the systemd units (ExecStart naming the installed binary, so
 # `kdrift bisect install` and `kdrift history install` enable these instead of writing their
-# own), the manual pages and completions tools/docgen.cpp rendered, and the documentation.
+# own; kdrift-metrics.timer is the administrator's to enable), the manual pages and completions tools/docgen.cpp rendered, and the documentation.
 include(GNUInstallDirs)
 
 install(TARGETS kdrift RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -10,7 +10,8 @@ install(TARGETS kdrift RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # the same directory.
 set(KDRIFT_SYSTEMD_UNIT_DIR "lib/systemd/system" CACHE STRING
   "Where the units are installed, relative to the prefix")
-file(GLOB kdrift_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/systemd/*.service)
+file(GLOB kdrift_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/systemd/*.service
+  ${PROJECT_SOURCE_DIR}/scripts/systemd/*.timer)
 foreach(unit IN LISTS kdrift_units)
   get_filename_component(name ${unit} NAME)
   file(READ ${unit} text)
@@ -33,3 +34,6 @@ install(FILES README.md SECURITY.md ARCHITECTURE.md DESTINATION ${CMAKE_INSTALL_
 # docs/man/ is the pages' source, rendered into man1 above.
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md"
   PATTERN "man" EXCLUDE)
+# Prometheus's rule_files: can name it where it is installed (outside the documentation, which a
+# distribution may compress).
+install(FILES scripts/prometheus/kdrift.rules.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/kdrift/prometheus)

@@ -17,6 +17,8 @@ KDRIFT_TEST_PACKAGES=(
   clang-format clang-tidy fio sosreport jq chromium
   qemu-system-x86 busybox-static kexec-tools cpio kmod xz-utils e2fsprogs systemd
   python3 time universal-ctags man-db bash-completion zsh
+  prometheus prometheus-node-exporter
+  ansible-core ansible-lint openssh-server openssh-client iproute2
 )
 # scripts/package and its test: the Debian way to build, check and install a package.
 KDRIFT_PACKAGING_PACKAGES=(debhelper dpkg-dev lintian mmdebstrap)

@@ -85,8 +85,8 @@ const std::vector<ConfigGroup>* config_groups(const std::vector<Rule>& rules) {
 
 }  // namespace
 
-Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
-                 const std::vector<Rule>& rules) {
+Json diff_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                   const std::vector<Rule>& rules) {
   const Json derived_a = with_derived_facts(a.snapshot);
   const Json derived_b = with_derived_facts(b.snapshot);
   const std::string boot_a = nested_text(a.snapshot, "kernel", "boot_id");
@@ -104,6 +104,12 @@ Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
   report["status"] = status_json(findings, probe);
   report["findings"] = findings_json(findings);
   report["probe"] = std::move(probe);
+  return report;
+}
+
+Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                 const std::vector<Rule>& rules) {
+  Json report = diff_findings(a, b, rules);
   report["changes"] = changes_json(diff_snapshots(a.snapshot, b.snapshot));
   const Json* kernel_a = object_member(a.snapshot, "kernel");
   const Json* kernel_b = object_member(b.snapshot, "kernel");

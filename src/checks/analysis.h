@@ -20,6 +20,10 @@ struct LabeledSnapshot {
 
 Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
                  const std::vector<Rule>& rules);
+// diff_report without the structured diff and the kernel config diff: the findings, the status
+// and the probe comparison, for a caller that diffs many pairs (kdrift fleet).
+Json diff_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                   const std::vector<Rule>& rules);
 Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules);
 
 // A diff with several snapshots a side (boots or hosts as samples; at most

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/probe_arguments.h"
+#include "cli/prometheus_output.h"
 #include "cli/sysroot_argument.h"
 #include "collect/capture.h"
 #include "util/fatal.h"
@@ -13,8 +14,10 @@ namespace {
 struct CaptureArguments {
   std::string root = "/";
   std::string output;
+  std::string format = "json";
   mode_t mode = kDefaultOutputMode;
   ProbeArguments probe;
+  PrometheusArguments prometheus;
 };
 
 }  // namespace
@@ -26,7 +29,13 @@ void register_capture(CLI::App& app, int& exit_status) {
                       "Read proc/, sys/, boot/ below DIR (or a dump-sysroot archive) instead of "
                       "the live host");
   command->add_option("-o,--output", args->output, "Write the snapshot to FILE (default stdout)");
+  command
+      ->add_option("--format", args->format,
+                   "json (default: the snapshot) or prometheus (its metrics for "
+                   "node_exporter's textfile collector, with the findings of the rules)")
+      ->check(CLI::IsMember({"json", "prometheus"}));
   add_mode_option(*command, args->mode);
+  args->prometheus.add_options(*command);
   args->probe.profile = "none";
   args->probe.rounds = kSnapshotRounds;
   command->add_option("--probe", args->probe.profile,
@@ -34,13 +43,17 @@ void register_capture(CLI::App& app, int& exit_status) {
                       "none by default");
   args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
+    const bool metrics = args->format == "prometheus";
+    const auto rules = metrics ? args->prometheus.rules() : std::vector<Rule>();
     Json snapshot = capture_snapshot(sysroot_argument(args->root));
     if (args->probe.profile != "none") {
       if (args->root != "/") throw FatalError("--probe measures the live host; not with --root");
       const Profile profile = args->probe.resolve_profile();
       snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
     }
-    write_output(args->output, to_text(snapshot), args->mode);
+    write_output(args->output,
+                 metrics ? PrometheusArguments::render(snapshot, rules) : to_text(snapshot),
+                 args->mode);
     exit_status = kExitClean;
   });
 }

@@ -23,6 +23,8 @@ inline constexpr std::string_view kDiffSideSeparator = "--candidates";
 // command line as it is.
 std::vector<std::string> with_diff_sides(std::vector<std::string> args);
 void register_check(CLI::App& app, int& exit_status);
+void register_fleet(CLI::App& app, int& exit_status);
+void register_export(CLI::App& app, int& exit_status);
 void register_bisect(CLI::App& app, int& exit_status);
 void register_history(CLI::App& app, int& exit_status);
 // `bisect knobs`, under bisect; state_option tells whether --state-dir was given.

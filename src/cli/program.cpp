@@ -23,6 +23,8 @@ std::unique_ptr<CLI::App> make_program(int& exit_status) {
   register_trace(*app, exit_status);
   register_diff(*app, exit_status);
   register_check(*app, exit_status);
+  register_fleet(*app, exit_status);
+  register_export(*app, exit_status);
   register_bisect(*app, exit_status);
   register_history(*app, exit_status);
   return app;

@@ -24,10 +24,14 @@ void ReportArguments::add_options(CLI::App& command) {
                    "pseudonyms");
 }
 
-std::vector<Rule> ReportArguments::rules() const {
+std::vector<Rule> rules_from(const std::string& checks_directory) {
   auto rules = checks_directory.empty() ? builtin_rules() : load_rules(checks_directory);
   if (!rules) throw FatalError(rules.error().describe());
   return std::move(*rules);
+}
+
+std::vector<Rule> ReportArguments::rules() const {
+  return rules_from(checks_directory);
 }
 
 int ReportArguments::emit(const Json& report) const {

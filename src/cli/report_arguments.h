@@ -28,6 +28,10 @@ struct ReportArguments {
   int emit_for_files(SnapshotFiles files) const;
 };
 
+// The built-in rules, or with a directory (--checks DIR) those and DIR/*.toml; a rule file that
+// does not load is fatal (exit 2).
+std::vector<Rule> rules_from(const std::string& checks_directory);
+
 // A snapshot file (JSON, or gzip'd JSON); unreadable or invalid input is fatal (exit 2).
 Json read_snapshot_or_exit(const std::string& path);
 

@@ -440,4 +440,28 @@ double normal_quantile(double p) {
   return (low + high) / 2;
 }
 
+double fisher_exact_two_sided(std::size_t with_a, std::size_t hosts_a, std::size_t with_b,
+                              std::size_t hosts_b) {
+  if (hosts_a == 0 || hosts_b == 0 || with_a > hosts_a || with_b > hosts_b) return 1.0;
+  const std::size_t with = with_a + with_b;
+  const std::size_t total = hosts_a + hosts_b;
+  const auto log_choose = [](std::size_t n, std::size_t k) {
+    return std::lgamma(static_cast<double>(n) + 1) - std::lgamma(static_cast<double>(k) + 1) -
+           std::lgamma(static_cast<double>(n - k) + 1);
+  };
+  const auto log_probability = [&](std::size_t k) {
+    return log_choose(hosts_a, k) + log_choose(hosts_b, with - k) - log_choose(total, with);
+  };
+  const std::size_t low = with > hosts_b ? with - hosts_b : 0;
+  const std::size_t high = std::min(with, hosts_a);
+  // A relative tolerance: tables as likely as the observed one, up to rounding, count too.
+  const double observed = log_probability(with_a) + 1e-7;
+  double p = 0;
+  for (std::size_t k = low; k <= high; ++k) {
+    const double log_p = log_probability(k);
+    if (log_p <= observed) p += std::exp(log_p);
+  }
+  return std::min(1.0, p);
+}
+
 }  // namespace kdrift

@@ -17,6 +17,13 @@ namespace kdrift {
 // NaN when values is empty or holds a NaN; the mean of the two middle values for even sizes.
 double median(std::vector<double> values);
 
+// Fisher's exact test, two-sided, on a 2x2 table: `with_a` of `hosts_a` against `with_b` of
+// `hosts_b` (how many hosts of two groups hold a setting). The p-value sums the hypergeometric
+// probabilities of every table with the same margins no more likely than the one observed.
+// 1 when either group is empty or a count exceeds its group.
+double fisher_exact_two_sided(std::size_t with_a, std::size_t hosts_a, std::size_t with_b,
+                              std::size_t hosts_b);
+
 // The q-quantile of ascending values, interpolating linearly between the closest ranks as
 // numpy.quantile does by default; q is clamped to [0, 1]. NaN when sorted is empty or q is NaN.
 // Between a finite and an infinite neighbour the result is the infinite one, so that a bootstrap

@@ -24,14 +24,6 @@ std::string ratio_text(const Json* value) {
   return value != nullptr && value->is_number() ? fixed(value->get<double>(), 3) : "-";
 }
 
-std::string interval_text(const Json* value) {
-  if (value == nullptr || !value->is_array() || value->size() != 2 || !(*value)[0].is_number() ||
-      !(*value)[1].is_number()) {
-    return "-";
-  }
-  return fixed((*value)[0].get<double>(), 3) + "–" + fixed((*value)[1].get<double>(), 3);
-}
-
 std::string p_text(const Json* value) {
   if (value == nullptr || !value->is_number()) return "-";
   char text[32];

@@ -81,4 +81,12 @@ void Table::render(std::ostream& out) const {
   }
 }
 
+std::string interval_text(const Json* value) {
+  if (value == nullptr || !value->is_array() || value->size() != 2 || !(*value)[0].is_number() ||
+      !(*value)[1].is_number()) {
+    return "-";
+  }
+  return fixed((*value)[0].get<double>(), 3) + "–" + fixed((*value)[1].get<double>(), 3);
+}
+
 }  // namespace kdrift

@@ -33,6 +33,10 @@ enum class CountStyle {
 };
 std::string count_text(double value, CountStyle style = CountStyle::kColumn);
 
+// A [low, high] interval (a ratio's ci95) as "low–high" with three decimals; "-" when value is
+// not a pair of numbers.
+std::string interval_text(const Json* value);
+
 std::string text_at(const Json& root, std::initializer_list<std::string_view> keys,
                     std::string_view missing = "?");
 

@@ -15,8 +15,7 @@ namespace {
 // 48,000 values, 10 levels deep; a host with twenty times its devices, CPUs and interrupts still
 // fits these. Everything that walks a snapshot recurses once per level, and each value costs
 // 50-100 bytes once built, so the limits also bound the stack and the memory a hostile file can
-// take: 32 MiB of text (after gunzip), a million values, 64 levels.
-constexpr size_t kMaxSnapshotTextBytes = size_t{32} << 20;
+// take: 32 MiB of text (after gunzip, kMaxSnapshotTextBytes), a million values, 64 levels.
 constexpr JsonLimits kSnapshotLimits{.max_depth = 64, .max_values = 1'000'000};
 
 constexpr const char* kSectionNames[] = {"capture",     "kernel", "iommu", "nvme",   "block",
@@ -42,8 +41,9 @@ std::string to_text(const Json& snapshot) {
   return snapshot.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Result<Json> parse_snapshot(std::string_view text, const std::string& source_name) {
-  auto parsed = parse_bounded_json(text, source_name, kSnapshotLimits);
+namespace {
+
+Result<Json> validated_envelope(Result<Json> parsed, const std::string& source_name) {
   if (!parsed) return parsed.error();
   const Json& document = *parsed;
   if (!document.is_object()) return content_error(source_name + ": not a JSON object");
@@ -66,22 +66,54 @@ Result<Json> parse_snapshot(std::string_view text, const std::string& source_nam
   return parsed;
 }
 
-Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name) {
+Result<Json> parse_snapshot_filtered(std::string_view text, const std::string& source_name,
+                                     const JsonMemberFilter* keep) {
+  if (keep == nullptr) {
+    return validated_envelope(parse_bounded_json(text, source_name, kSnapshotLimits), source_name);
+  }
+  return validated_envelope(parse_bounded_json(text, source_name, kSnapshotLimits, *keep),
+                            source_name);
+}
+
+}  // namespace
+
+Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name,
+                                const JsonMemberFilter* keep) {
   // gzip's magic: snapshots are often kept compressed (a 350 KB capture packs to ~30 KB).
   if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
       static_cast<unsigned char>(bytes[1]) == 0x8b) {
     auto text = gunzip(bytes, source_name, kMaxSnapshotTextBytes);
     if (!text) return text.error();
-    return parse_snapshot(*text, source_name);
+    return parse_snapshot_filtered(*text, source_name, keep);
   }
-  return parse_snapshot(bytes, source_name);
+  return parse_snapshot_filtered(bytes, source_name, keep);
 }
 
-Result<Json> read_snapshot_file(const std::string& path) {
+namespace {
+
+Result<Json> read_snapshot_file_filtered(const std::string& path, const JsonMemberFilter* keep) {
   // Packed snapshots are smaller than their text, so the text's limit bounds the file too.
   auto bytes = read_whole_file(path, kMaxSnapshotTextBytes);
   if (!bytes) return bytes.error();
-  return read_snapshot_text(*bytes, path);
+  return read_snapshot_text(*bytes, path, keep);
+}
+
+}  // namespace
+
+Result<Json> parse_snapshot(std::string_view text, const std::string& source_name) {
+  return parse_snapshot_filtered(text, source_name, nullptr);
+}
+
+Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name) {
+  return read_snapshot_text(bytes, source_name, nullptr);
+}
+
+Result<Json> read_snapshot_file(const std::string& path) {
+  return read_snapshot_file_filtered(path, nullptr);
+}
+
+Result<Json> read_snapshot_file(const std::string& path, const JsonMemberFilter& keep) {
+  return read_snapshot_file_filtered(path, &keep);
 }
 
 }  // namespace kdrift

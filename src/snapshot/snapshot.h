@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/bounded_json.h"
 #include "util/result.h"
 
 namespace kdrift {
@@ -35,7 +36,18 @@ Result<Json> parse_snapshot(std::string_view text, const std::string& source_nam
 // 32 MiB, the limit on a snapshot's text).
 Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name);
 
+// The same, building only the members keep accepts (null: all).
+Result<Json> read_snapshot_text(std::string_view bytes, const std::string& source_name,
+                                const JsonMemberFilter* keep);
+
+// The most bytes of snapshot text (after gunzip) and so of a snapshot file.
+inline constexpr size_t kMaxSnapshotTextBytes = size_t{32} << 20;
+
 // read_snapshot_text on a regular file of at most 32 MiB, or standard input for "-".
 Result<Json> read_snapshot_file(const std::string& path);
+
+// The same, building only the members keep accepts (util/bounded_json.h): the envelope is
+// checked and the limits hold as for a whole read.
+Result<Json> read_snapshot_file(const std::string& path, const JsonMemberFilter& keep);
 
 }  // namespace kdrift

@@ -1,5 +1,7 @@
 #include "util/bounded_json.h"
 
+#include <vector>
+
 namespace kdrift {
 namespace {
 
@@ -64,6 +66,59 @@ Result<Json> parse_bounded_json(std::string_view text, const std::string& source
   if (!Json::sax_parse(text, &check)) return content_error(source + ": " + check.problem());
   // Valid and within the limits: this parse cannot fail.
   return Json::parse(text);
+}
+
+namespace {
+
+// Raised inside the filtered parse when the document passes a limit; caught before it returns.
+struct OverLimit {
+  std::string problem;
+};
+
+}  // namespace
+
+Result<Json> parse_bounded_json(std::string_view text, const std::string& source,
+                                const JsonLimits& limits, const JsonMemberFilter& keep) {
+  // One pass: thousands of documents are read this way (kdrift fleet), and lexing is most of the
+  // cost. The parser reports every container's start and every value, built or not, so the
+  // limits hold for the whole text.
+  // path[d] names what sits at depth d + 1: a member's name, or "[]" inside an array. A key is
+  // reported at the depth of its object, a container's start at its parent's.
+  std::vector<std::string> path;
+  size_t values = 0;
+  const Json::parser_callback_t filter = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    const auto level = static_cast<size_t>(depth);
+    switch (event) {
+      case Json::parse_event_t::array_start:
+      case Json::parse_event_t::object_start:
+        if (level + 1 > limits.max_depth) {
+          throw OverLimit{"nested deeper than " + std::to_string(limits.max_depth) + " levels"};
+        }
+        if (event == Json::parse_event_t::array_start) {
+          path.resize(level + 1);
+          path[level] = "[]";
+        }
+        return true;
+      case Json::parse_event_t::key:
+        path.resize(level);
+        path[level - 1] = parsed.get<std::string>();
+        return keep(std::span<const std::string>(path));
+      case Json::parse_event_t::value:
+        if (++values > limits.max_values) {
+          throw OverLimit{"more than " + std::to_string(limits.max_values) + " values"};
+        }
+        return true;
+      default:
+        return true;
+    }
+  };
+  try {
+    return Json::parse(text, filter);
+  } catch (const OverLimit& over) {
+    return content_error(source + ": " + over.problem);
+  } catch (const Json::exception& error) {
+    return content_error(source + ": not valid JSON (" + error.what() + ")");
+  }
 }
 
 }  // namespace kdrift

@@ -5,7 +5,9 @@
 // of whatever walks it, is refused before any of it is built.
 
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -23,5 +25,15 @@ struct JsonLimits {
 // nlohmann::json::parse.
 Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::string& source,
                                           const JsonLimits& limits);
+
+// Whether to build an object member, given its path from the top: the member names, "[]" for an
+// array level (probe.jobs[].trace is {"probe", "jobs", "[]", "trace"}). A reader that needs a
+// few facts from thousands of documents (kdrift fleet) builds only those.
+using JsonMemberFilter = std::function<bool(std::span<const std::string> path)>;
+
+// parse_bounded_json building only the members keep accepts, in one pass; the limits hold for
+// the whole text, built or not.
+Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::string& source,
+                                          const JsonLimits& limits, const JsonMemberFilter& keep);
 
 }  // namespace kdrift

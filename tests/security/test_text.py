@@ -4,12 +4,14 @@ A snapshot someone attached to a bug report carries a terminal escape (retitle t
 the screen) and markup with a line break in its host name, kernel command line, NVMe model,
 kernel release and a block scheduler a rule quotes in its evidence. kdrift check and kdrift diff
 print them escaped (\\x1b) in text, as entities that cannot leave their line, cell or code span
-in markdown, and as entities in HTML.
+in markdown, and as entities in HTML. kdrift export prometheus writes them as label values
+that cannot end their quotes, their line or their UTF-8: node_exporter would drop the file.
 """
 
 import gzip
 import json
 import os
+import re
 
 import hostile
 
@@ -80,6 +82,26 @@ class InertText(hostile.Case):
 
 def hostile_inputs(directory):
     return [hostile_snapshot(os.path.join(directory, "text-escapes.json"))]
+
+
+# A sample line of the exposition format: a kdrift_ name, labels whose values hold no raw quote,
+# backslash or newline (only their escapes), and a number.
+SAMPLE = re.compile(rb'^kdrift_[a-z_]+(\{([a-z_]+="([^"\\\n]|\\[\\"n])*",?)*\})? [-+0-9.e]+$')
+
+
+class InertMetrics(hostile.Case):
+    def test_prometheus_label_values_stay_inside_their_quotes(self):
+        snapshot = hostile_snapshot(self.path("hostile.json"))
+        run = hostile.run_kdrift(["export", "prometheus", snapshot])
+        self.assertEqual(run.status, 0, str(run))
+        run.stdout.decode("utf-8")  # valid UTF-8, or this raises
+        self.assertNoControlBytes(run.stdout)
+        for line in run.stdout.rstrip(b"\n").split(b"\n"):
+            if not line.startswith(b"# "):
+                self.assertRegex(line, SAMPLE)
+        # Not vacuous: the values are there, the escape sequence made inert and the newline escaped.
+        self.assertIn('model="QEMU NVMe Ctrl\ufffd]0;pwned\ufffd\ufffd[2J<img src=x '
+                      'onerror=alert(1)>\\n| injected |"'.encode(), run.stdout)
 
 
 if __name__ == "__main__":

@@ -388,5 +388,21 @@ TEST(WelchTTest, DegenerateSamples) {
   EXPECT_NEAR(student_t_cdf(0, 5), 0.5, 1e-12);
 }
 
+TEST(FisherExact, MatchesTheHypergeometricTables) {
+  // 3 of 3 against 0 of 3: two of the 20 tables with these margins are as extreme.
+  EXPECT_NEAR(fisher_exact_two_sided(3, 3, 0, 3), 0.1, 1e-9);
+  EXPECT_NEAR(fisher_exact_two_sided(4, 4, 0, 4), 2.0 / 70.0, 1e-9);
+  EXPECT_NEAR(fisher_exact_two_sided(0, 4, 4, 4), 2.0 / 70.0, 1e-9) << "two-sided: symmetric";
+  // R's fisher.test(matrix(c(8, 2, 1, 5), 2)): p = 0.03497.
+  EXPECT_NEAR(fisher_exact_two_sided(8, 10, 1, 6), 0.034965, 1e-5);
+  EXPECT_NEAR(fisher_exact_two_sided(2, 4, 2, 4), 1.0, 1e-9);
+}
+
+TEST(FisherExact, DegenerateTablesGiveNoEvidence) {
+  EXPECT_EQ(fisher_exact_two_sided(0, 0, 1, 3), 1.0);
+  EXPECT_EQ(fisher_exact_two_sided(5, 3, 1, 3), 1.0);
+  EXPECT_LE(fisher_exact_two_sided(1000, 1000, 0, 1000), 1e-100);
+}
+
 }  // namespace
 }  // namespace kdrift

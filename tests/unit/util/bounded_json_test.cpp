@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 namespace kdrift {
 namespace {
@@ -43,6 +45,44 @@ TEST(BoundedJson, InvalidJsonSaysWhereWithoutThrowing) {
   EXPECT_NE(problem("[1] trailing").find("in.json: not valid JSON ("), std::string::npos);
   EXPECT_NE(problem("[1e999]").find("in.json: not valid JSON ("), std::string::npos);
   EXPECT_NE(problem("").find("in.json: not valid JSON ("), std::string::npos);
+}
+
+TEST(BoundedJson, AFilterBuildsOnlyTheMembersItAcceptsByPath) {
+  std::vector<std::string> seen;
+  const JsonMemberFilter keep = [&](std::span<const std::string> path) {
+    std::string joined;
+    for (const auto& step : path)
+      joined += (joined.empty() ? "" : ".") + step;
+    seen.push_back(joined);
+    return path.back() != "trace" && path.front() != "irq";
+  };
+  auto parsed = parse_bounded_json(
+      R"({"probe": {"jobs": [{"name": "a", "trace": {"x": 1}}]}, "irq": {"n": 2}, "k": [[{"z": 0}]]})",
+      "in.json", {.max_depth = 8, .max_values = 100}, keep);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().describe();
+  EXPECT_EQ(*parsed,
+            nlohmann::json::parse(R"({"probe": {"jobs": [{"name": "a"}]}, "k": [[{"z": 0}]]})"));
+  EXPECT_NE(std::find(seen.begin(), seen.end(), "probe.jobs.[].trace"), seen.end());
+  EXPECT_NE(std::find(seen.begin(), seen.end(), "k.[].[].z"), seen.end());
+}
+
+TEST(BoundedJson, AFilteredParseHoldsTheLimitsForWhatItDropsToo) {
+  const JsonMemberFilter keep_nothing = [](std::span<const std::string>) { return false; };
+  const JsonMemberFilter keep_all = [](std::span<const std::string>) { return true; };
+  const std::string many = R"({"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]})";
+  for (const auto* keep : {&keep_nothing, &keep_all}) {
+    auto parsed = parse_bounded_json(many, "in.json", kLimits, *keep);
+    ASSERT_FALSE(parsed.ok());
+    EXPECT_EQ(parsed.error().describe(), "in.json: more than 10 values");
+  }
+  auto deep = parse_bounded_json(R"({"a": [[[[0]]]]})", "in.json", kLimits, keep_nothing);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().describe(), "in.json: nested deeper than 4 levels");
+  auto broken = parse_bounded_json(R"({"a": [1, )", "in.json", kLimits, keep_all);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().describe().rfind("in.json: not valid JSON (", 0), 0u);
+  EXPECT_FALSE(parse_bounded_json("{\"a\": \"\xff\"}", "in.json", kLimits, keep_all).ok())
+      << "invalid UTF-8 is refused as the whole parse refuses it";
 }
 
 }  // namespace

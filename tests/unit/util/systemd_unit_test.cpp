@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "support/fixtures.h"
 #include "support/system.h"
@@ -205,7 +207,8 @@ TEST(SystemdUnit, RunningExecutableIsThisProcessBinary) {
 
 // The unit files kdrift ships (scripts/systemd/), installed as kdrift installs them, must be
 // what systemd accepts: systemd-analyze verify reports unknown keys, bad values and an ExecStart
-// that is not executable. The test binary stands in for kdrift as a program that exists.
+// that is not executable. The test binary stands in for kdrift as a program that exists. A timer
+// is verified beside the service it runs.
 TEST(SystemdUnit, ShippedUnitsPassSystemdAnalyzeVerify) {
   if (testing::run_command("command -v systemd-analyze").status != 0) {
     GTEST_SKIP() << "systemd-analyze is not installed (Debian package systemd)";
@@ -213,22 +216,28 @@ TEST(SystemdUnit, ShippedUnitsPassSystemdAnalyzeVerify) {
   auto program = running_executable();
   ASSERT_TRUE(program);
   const TempDir tmp;
-  size_t verified = 0;
+  std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(testing::source_dir() + "/scripts/systemd")) {
-    if (entry.path().extension() != ".service") continue;
     const std::string name = entry.path().filename().string();
     const std::string text = testing::read_bytes(entry.path().string());
-    EXPECT_NE(text.find("ExecStart=@KDRIFT@ "), std::string::npos) << name;
-    ASSERT_TRUE(install_unit(tmp.path(), name, text, *program, "multi-user.target"));
+    if (entry.path().extension() == ".service") {
+      EXPECT_NE(text.find("ExecStart=@KDRIFT@ "), std::string::npos) << name;
+      ASSERT_TRUE(install_unit(tmp.path(), name, text, *program, "multi-user.target"));
+    } else {
+      ASSERT_EQ(entry.path().extension(), ".timer") << name;
+      ASSERT_TRUE(write_file_atomically(tmp.path() + "/" + name, text, 0644));
+    }
+    names.push_back(name);
+  }
+  for (const std::string& name : names) {
     const auto verify = testing::run_command("cd " + tmp.path() +
                                              " && SYSTEMD_LOG_LEVEL=notice systemd-analyze "
                                              "verify --man=no " +
                                              tmp.path() + "/" + name);
     EXPECT_EQ(verify.status, 0) << name << ": " << verify.out;
     EXPECT_EQ(verify.out, "") << name;
-    ++verified;
   }
-  EXPECT_EQ(verified, 2u);
+  EXPECT_EQ(names.size(), 4u);
   // The check can fail: a typo in a key is reported.
   std::string broken =
       testing::read_bytes(testing::source_dir() + "/scripts/systemd/kdrift-bisect.service");

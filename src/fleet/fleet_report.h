@@ -1,0 +1,43 @@
+#pragma once
+// The fleet document (docs/fleet.md, schema kdrift.fleet/1) for a set of snapshots: the
+// fingerprint groups with their host counts, the peer groups, the outliers ranked, the settings
+// that split the fleet, and with --group the comparison of two groups of hosts.
+//
+// Snapshots are read once each, through the fleet's member filter, and folded into a FleetIndex;
+// only the outliers' snapshots and their references are read again, whole, to be judged by the
+// rules as kdrift diff judges a pair: the reference (a host holding its peers' majority on every
+// fact) as A, the outlier as B. An outlier's severity is its worst finding's (info when the rules
+// flag none of its deviations) and outliers rank by severity, then by the findings' scores, then
+// by how many facts they deviate in.
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checks/rule.h"
+#include "fleet/group_compare.h"
+#include "snapshot/snapshot.h"
+#include "util/result.h"
+
+namespace kdrift {
+
+inline constexpr std::string_view kFleetSchema = "kdrift.fleet/1";
+
+struct FleetRequest {
+  std::vector<std::string> arguments;     // snapshot files and directories
+  std::vector<FleetGroupPattern> groups;  // none, or two: candidate and reference
+  std::string reference;                  // the reference group's name ("" : see fleet_report)
+  std::size_t max_outliers = 100;         // listed; the rest are counted in outliers_omitted
+};
+
+// The document. Errors: no argument names a readable snapshot, a bad --group (not two, a name
+// twice, a group no host falls in), more than kMaxFleetHosts snapshots, one host twice. An
+// unreadable snapshot among readable ones is listed under "unreadable", not fatal.
+Result<Json> fleet_report(const FleetRequest& request, const std::vector<Rule>& rules);
+
+// As check's: 1 with an outlier at warning or above, or a comparison finding or probe job that
+// regressed in the candidate group; else 0.
+int fleet_exit_status(const Json& fleet);
+
+}  // namespace kdrift

@@ -1,0 +1,51 @@
+#pragma once
+// What kdrift fleet knows of one host: the facts of its snapshot that move async I/O, each a
+// name and a value in words, and its peer key (hardware and kernel). Two hosts with the same
+// facts boot alike for I/O; a host whose fact differs from its peers' is a candidate outlier.
+//
+// Fact names (docs/fleet.md): kernel.release, kernel.config.SYMBOL (the I/O Kconfig symbols),
+// kernel.cmdline.PARAM (parameters that move I/O), iommu.mode[CLASS] (per storage device class:
+// nvme, virtio, scsi, ...), nvme.queues.TYPE[MODEL], nvme.param.NAME, block.scheduler[MODEL],
+// block.queue.SETTING[MODEL], cpu.governor, cpu.idle.driver, cpu.smt.active,
+// cpu.vulnerabilities.NAME, numa.nodes, numa.node[MODEL], sysctl.NAME,
+// probe.capability.NAME. A device's MODEL is its controller's model, else its device class.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "snapshot/snapshot.h"
+#include "util/bounded_json.h"
+#include "util/result.h"
+
+namespace kdrift {
+
+// A fact's value and the peers' majority are compared as text; longer values are cut (with a
+// mark) so a hostile snapshot cannot make one fact cost more than this.
+inline constexpr std::size_t kMaxFactValueBytes = 256;
+// The most facts kept of one host: a real capture gives 60-150.
+inline constexpr std::size_t kMaxFactsPerHost = 2000;
+
+struct HostFacts {
+  std::string hostname;  // the snapshot's environment.hostname ("" when absent)
+  std::string kernel;    // kernel.release
+  std::string hardware;  // CPU model and storage models: the hardware half of the peer key
+  std::vector<std::pair<std::string, std::string>> facts;  // sorted by name, names unique
+  // Each probe job's main-direction IOPS, by job name (empty without a probe section).
+  std::map<std::string, double> probe_iops;
+};
+
+// The facts of a snapshot document (any subset of a full one: what is absent is not a fact).
+HostFacts host_facts(const Json& snapshot);
+
+// Which members of a snapshot host_facts and the group comparison read: a fleet read builds
+// only these (the kernel's full config, the probe's traces and the IRQ table are most of a
+// snapshot).
+const JsonMemberFilter& fleet_member_filter();
+
+// read_snapshot_file through fleet_member_filter.
+Result<Json> read_fleet_snapshot(const std::string& path);
+
+}  // namespace kdrift

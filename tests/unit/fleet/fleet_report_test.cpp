@@ -1,0 +1,196 @@
+#include "fleet/fleet_report.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checks/rule_loader.h"
+#include "fleet/fleet_inputs.h"
+#include "snapshot/json_access.h"
+#include "support/fixtures.h"
+#include "support/snapshots.h"
+
+namespace kdrift {
+namespace {
+
+const std::vector<Rule>& rules() {
+  static const std::vector<Rule> loaded = *builtin_rules();
+  return loaded;
+}
+
+void write_host(const testing::TempDir& dir, const std::string& host, std::string_view fixture) {
+  Json snapshot = testing::fixture_snapshot(fixture);
+  snapshot["environment"]["hostname"] = host;
+  dir.write(host + ".json", to_text(snapshot));
+}
+
+std::vector<std::string> outlier_hosts(const Json& fleet) {
+  std::vector<std::string> hosts;
+  for (const Json& outlier : array_at(fleet, {"outliers"}))
+    hosts.push_back(text_member(outlier, "host"));
+  return hosts;
+}
+
+TEST(FleetReport, ThePlantedOutlierRanksFirstWithTheRulesFindingAgainstAPeer) {
+  testing::TempDir dir;
+  for (const char* host : {"db1", "db2", "db3", "db4"})
+    write_host(dir, host, "snapshot:poll-queues-2");
+  write_host(dir, "db5", "snapshot:poll-queues-0");
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
+  EXPECT_EQ((*fleet)["schema"], kFleetSchema);
+  EXPECT_EQ((*fleet)["hosts"], 5);
+  const auto hosts = outlier_hosts(*fleet);
+  ASSERT_FALSE(hosts.empty());
+  EXPECT_EQ(hosts.front(), "db5");
+  const Json& first = (*fleet)["outliers"][0];
+  EXPECT_EQ(first["reference"].get<std::string>().substr(0, 2), "db");
+  bool poll = false;
+  for (const Json& deviation : first["deviations"]) {
+    poll = poll || deviation["fact"] == "nvme.queues.poll[QEMU NVMe Ctrl]";
+  }
+  EXPECT_TRUE(poll) << first["deviations"].dump();
+  EXPECT_FALSE(first["findings"].empty()) << "the rules judge the poll queues gone";
+  EXPECT_EQ(std::count(hosts.begin(), hosts.end(), "db1"), 0);
+  EXPECT_EQ((*fleet)["peers"].size(), 1u);
+  EXPECT_EQ((*fleet)["peers"][0]["hosts"], 5);
+  bool split = false;
+  for (const Json& entry : (*fleet)["splits"])
+    split = split || entry["fact"] == "nvme.queues.poll[QEMU NVMe Ctrl]";
+  EXPECT_TRUE(split);
+}
+
+TEST(FleetReport, AUniformFleetHasNoOutlierAndExitsZero) {
+  testing::TempDir dir;
+  for (const char* host : {"a", "b", "c"})
+    write_host(dir, host, "snapshot:intel-pt");
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
+  EXPECT_TRUE((*fleet)["outliers"].empty());
+  EXPECT_EQ((*fleet)["groups"].size(), 1u);
+  EXPECT_EQ((*fleet)["groups"][0]["hosts"], 3);
+  EXPECT_EQ(fleet_exit_status(*fleet), 0);
+}
+
+TEST(FleetReport, UnreadableSnapshotsAreListedAndOnlyAllUnreadableIsAnError) {
+  testing::TempDir dir;
+  for (const char* host : {"a", "b", "c"})
+    write_host(dir, host, "snapshot:intel-pt");
+  dir.write("broken.json", "{\"schema\": \"kdrift.snapshot/1\", \"kernel\": [");
+  dir.write("other.json", "{\"schema\": \"something/else\"}");
+  dir.write("notes.txt", "not a snapshot name: not read");
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
+  EXPECT_EQ((*fleet)["hosts"], 3);
+  EXPECT_EQ((*fleet)["unreadable_count"], 2);
+  EXPECT_NE((*fleet)["unreadable"][0]["error"].get<std::string>().find("broken.json"),
+            std::string::npos);
+
+  testing::TempDir bad;
+  bad.write("x.json", "[]");
+  auto none = fleet_report({{bad.path()}, {}, "", 100}, rules());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().describe().find("x.json"), std::string::npos) << none.error().describe();
+  testing::TempDir empty;
+  EXPECT_FALSE(fleet_report({{empty.path()}, {}, "", 100}, rules()).ok());
+}
+
+TEST(FleetInputs, OneHostTwiceIsRefusedAndALinkInADirectoryIsNotFollowed) {
+  testing::TempDir one;
+  testing::TempDir two;
+  write_host(one, "web1", "snapshot:intel-pt");
+  write_host(two, "web1", "snapshot:intel-pt");
+  auto twice = fleet_inputs({one.path(), two.path()}, 100);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().describe().find("web1"), std::string::npos);
+
+  testing::TempDir links;
+  write_host(links, "real", "snapshot:intel-pt");
+  links.symlink("link.json", "/etc/shadow");
+  auto inputs = fleet_inputs({links.path()}, 100);
+  ASSERT_TRUE(inputs.ok());
+  ASSERT_EQ(inputs->size(), 1u) << "the symlink is not listed";
+  // Swapped for a link after the listing: refused when opened, not followed.
+  ASSERT_EQ(::unlink((links.path() + "/real.json").c_str()), 0);
+  ASSERT_EQ(::symlink("/etc/passwd", (links.path() + "/real.json").c_str()), 0);
+  auto read = read_fleet_input(inputs->front(), nullptr);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, ELOOP);
+  ASSERT_FALSE(fleet_inputs({"/nonexistent/fleet"}, 100).ok());
+  EXPECT_FALSE(fleet_inputs({one.path()}, 0).ok()) << "over the bound on hosts";
+}
+
+TEST(FleetInputs, AFifoIsNeitherListedNorReadWhenSwappedIn) {
+  testing::TempDir dir;
+  write_host(dir, "real", "snapshot:intel-pt");
+  ASSERT_EQ(::mkfifo((dir.path() + "/pipe.json").c_str(), 0600), 0);
+  auto inputs = fleet_inputs({dir.path()}, 100);
+  ASSERT_TRUE(inputs.ok());
+  ASSERT_EQ(inputs->size(), 1u) << "the FIFO is not listed";
+  // Put in the listed file's place: refused at once (opened without blocking), not read forever.
+  ASSERT_EQ(::unlink((dir.path() + "/real.json").c_str()), 0);
+  ASSERT_EQ(::mkfifo((dir.path() + "/real.json").c_str(), 0600), 0);
+  auto read = read_fleet_input(inputs->front(), nullptr);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().describe().find("not a regular file"), std::string::npos)
+      << read.error().describe();
+}
+
+TEST(FleetInputs, HostNamesComeFromFileNamesAndGroupsMatchNamesPathsOrDirectories) {
+  testing::TempDir dir;
+  dir.mkdir("canary");
+  write_host(dir, "canary/web-c1", "snapshot:intel-pt");
+  auto inputs = fleet_inputs({dir.path() + "/canary/"}, 10);
+  ASSERT_TRUE(inputs.ok());
+  ASSERT_EQ(inputs->size(), 1u);
+  EXPECT_EQ(inputs->front().host, "web-c1");
+  EXPECT_TRUE(group_pattern_matches("web-c*", inputs->front()));
+  EXPECT_TRUE(group_pattern_matches(dir.path() + "/canary", inputs->front()));
+  EXPECT_TRUE(group_pattern_matches(dir.path() + "/canary/", inputs->front()));
+  EXPECT_FALSE(group_pattern_matches("web-[0-9]*", inputs->front()));
+}
+
+TEST(FleetReport, CanaryAgainstControlNamesTheSettingAndFindingThatDiffer) {
+  testing::TempDir dir;
+  for (const char* host : {"control1", "control2", "control3"})
+    write_host(dir, host, "snapshot:poll-queues-2");
+  for (const char* host : {"canary1", "canary2", "canary3"})
+    write_host(dir, host, "snapshot:poll-queues-0");
+  auto fleet = fleet_report(
+      {{dir.path()}, {{"canary", "canary*"}, {"control", "control*"}}, "", 100}, rules());
+  ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
+  const Json& comparison = (*fleet)["comparison"];
+  EXPECT_EQ(comparison["candidate"]["name"], "canary");
+  EXPECT_EQ(comparison["reference"]["name"], "control");
+  EXPECT_EQ(comparison["candidate"]["hosts"], 3);
+  bool poll = false;
+  for (const Json& row : comparison["facts"]) {
+    if (row["fact"] == "nvme.queues.poll[QEMU NVMe Ctrl]" && row["value"] == "0") {
+      poll = true;
+      EXPECT_EQ(row["candidate_hosts"], 3);
+      EXPECT_EQ(row["reference_hosts"], 0);
+    }
+  }
+  EXPECT_TRUE(poll) << comparison["facts"].dump();
+  EXPECT_FALSE(comparison["probe"]["jobs"].empty());
+  EXPECT_EQ(comparison["probe"]["unit"], "snapshot");
+}
+
+TEST(FleetReport, BadGroupsAreRefusedNamingTheProblem) {
+  testing::TempDir dir;
+  for (const char* host : {"a1", "a2", "b1"})
+    write_host(dir, host, "snapshot:intel-pt");
+  const auto problem = [&](std::vector<FleetGroupPattern> groups, std::string reference = "") {
+    auto fleet =
+        fleet_report({{dir.path()}, std::move(groups), std::move(reference), 100}, rules());
+    return fleet.ok() ? std::string("ok") : fleet.error().describe();
+  };
+  EXPECT_NE(problem({{"a", "a*"}}).find("two groups"), std::string::npos);
+  EXPECT_NE(problem({{"a", "a*"}, {"z", "z*"}}).find("no host matches"), std::string::npos);
+  EXPECT_NE(problem({{"a", "a*"}, {"all", "*"}}).find("in both groups"), std::string::npos);
+  EXPECT_NE(problem({{"a", "a*"}, {"b", "b*"}}, "c").find("--reference c"), std::string::npos);
+  EXPECT_EQ(problem({{"a", "a*"}, {"b", "b*"}}, "a"), "ok");
+}
+
+}  // namespace
+}  // namespace kdrift

@@ -1,0 +1,79 @@
+#include "fleet/host_facts.h"
+
+#include <gtest/gtest.h>
+
+#include "support/fixtures.h"
+#include "support/snapshots.h"
+
+namespace kdrift {
+namespace {
+
+std::map<std::string, std::string> as_map(const HostFacts& host) {
+  return {host.facts.begin(), host.facts.end()};
+}
+
+TEST(HostFacts, ASnapshotsIoFactsAreNamedAsTheDocumentSays) {
+  const HostFacts host = host_facts(testing::fixture_snapshot("snapshot:poll-queues-2"));
+  const auto facts = as_map(host);
+  EXPECT_EQ(host.kernel, "6.1.0-50-amd64");
+  EXPECT_NE(host.hardware.find("QEMU NVM Express Controller"), std::string::npos) << host.hardware;
+  EXPECT_EQ(facts.at("kernel.release"), host.kernel);
+  EXPECT_EQ(facts.at("nvme.queues.poll[QEMU NVMe Ctrl]"), "2");
+  EXPECT_EQ(facts.at("block.scheduler[QEMU NVMe Ctrl]"), "none");
+  EXPECT_EQ(facts.at("iommu.mode[nvme]"), "none");
+  EXPECT_TRUE(facts.contains("kernel.config.CONFIG_IOMMU_DEFAULT_PASSTHROUGH") ||
+              facts.contains("kernel.config.CONFIG_NVME_CORE"));
+  EXPECT_FALSE(facts.contains("kernel.config.CONFIG_64BIT")) << "not an I/O symbol";
+  EXPECT_FALSE(facts.contains("kernel.cmdline.console")) << "not an I/O parameter";
+  EXPECT_TRUE(facts.contains("probe.capability.io_uring+iopoll"));
+  EXPECT_FALSE(host.probe_iops.empty());
+}
+
+TEST(HostFacts, TheFilteredReadGivesTheSameFactsAsTheWholeDocument) {
+  for (const char* name : {"poll-queues-2", "intel-strict", "generic-6.12-no-poll"}) {
+    const std::string path =
+        testing::source_dir() + "/tests/fixtures/snapshots/" + name + ".json.gz";
+    auto whole = read_snapshot_file(path);
+    auto filtered = read_fleet_snapshot(path);
+    ASSERT_TRUE(whole.ok() && filtered.ok()) << name;
+    const HostFacts a = host_facts(*whole);
+    const HostFacts b = host_facts(*filtered);
+    EXPECT_EQ(a.facts, b.facts) << name;
+    EXPECT_EQ(a.hardware, b.hardware) << name;
+    EXPECT_EQ(a.probe_iops, b.probe_iops) << name;
+    EXPECT_LT(filtered->dump().size() * 3, whole->dump().size())
+        << name << ": the filter builds a third at most";
+    EXPECT_FALSE(filtered->contains("irq"));
+  }
+}
+
+TEST(HostFacts, HostileValuesAreBoundedAndCountsCapped) {
+  Json snapshot = {{"schema", "kdrift.snapshot/1"},
+                   {"kernel", {{"release", std::string(100000, 'k')}}},
+                   {"block", {{"devices", Json::object()}}}};
+  for (int i = 0; i < 5000; ++i) {
+    snapshot["block"]["devices"]["sd" + std::to_string(i)] = {{"scheduler", {{"active", "none"}}},
+                                                              {"queue", {{"nr_requests", i}}}};
+  }
+  const HostFacts host = host_facts(snapshot);
+  EXPECT_LE(host.kernel.size(), kMaxFactValueBytes + 4);
+  EXPECT_LE(host.facts.size(), kMaxFactsPerHost);
+  for (const auto& [name, value] : host.facts)
+    EXPECT_LE(value.size(), kMaxFactValueBytes + 4) << name;
+}
+
+TEST(HostFacts, WrongTypesReadAsAbsent) {
+  const Json snapshot = {
+      {"schema", "kdrift.snapshot/1"},
+      {"iommu", {{"devices", "not a list"}}},
+      {"nvme", {{"controllers", {{"nvme0", 7}}}}},
+      {"probe",
+       {{"jobs", {1, "x", {{"name", "j"}, {"status", "ok"}, {"read", {{"iops", "fast"}}}}}}}}};
+  const HostFacts host = host_facts(snapshot);
+  EXPECT_TRUE(host.probe_iops.empty());
+  for (const auto& [name, value] : host.facts)
+    EXPECT_FALSE(name.starts_with("iommu")) << name;
+}
+
+}  // namespace
+}  // namespace kdrift
