@@ -57,7 +57,8 @@ class IoUringEngine final : public Engine {
   Json setup() const override;
 
  private:
-  void prepare(uint32_t slot, const IoTarget& io, uint64_t now);
+  io_uring_sqe* next_sqe();
+  bool prepare(uint32_t slot, const IoTarget& io, uint64_t now);
   int submit(uint32_t wait);
   int submit_and_poll_cq(uint32_t wait);
 
@@ -124,8 +125,25 @@ Status IoUringEngine::init() {
   return ok_status();
 }
 
-void IoUringEngine::prepare(uint32_t slot, const IoTarget& io, uint64_t now) {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);  // never null: the ring holds every slot
+// The ring has a slot for every I/O in flight, yet the SQ can still be full: an SQE the kernel
+// left unconsumed (an io_uring_enter that returned early, a partial submission) keeps its place,
+// and an SQPOLL thread gives entries back only after issuing its batch, possibly after their
+// completions were seen. Flush or wait for space then; null only if the kernel takes none.
+io_uring_sqe* IoUringEngine::next_sqe() {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (io_uring_sqe* sqe = io_uring_get_sqe(&ring_)) return sqe;
+    if (job_.engine.sqpoll) {
+      io_uring_sqring_wait(&ring_);
+    } else {
+      io_uring_submit(&ring_);
+    }
+  }
+  return io_uring_get_sqe(&ring_);
+}
+
+bool IoUringEngine::prepare(uint32_t slot, const IoTarget& io, uint64_t now) {
+  io_uring_sqe* sqe = next_sqe();
+  if (sqe == nullptr) return false;
   const int fd = job_.engine.regfiles ? 0 : fd_;
   char* buffer = buffers_.for_io(slot, io, now);
   const auto length = static_cast<unsigned>(job_.block_size);
@@ -142,6 +160,7 @@ void IoUringEngine::prepare(uint32_t slot, const IoTarget& io, uint64_t now) {
   }
   if (job_.engine.regfiles) sqe->flags |= IOSQE_FIXED_FILE;
   io_uring_sqe_set_data64(sqe, slot);
+  return true;
 }
 
 // Submits what is prepared, then, when the queue is full, waits for `wait` completions in a
@@ -197,7 +216,8 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
       const uint32_t slot = queue.take();
       const IoTarget io = pattern.next();
       slots_[slot] = {now, 0, io.offset, io.write};
-      prepare(slot, io, now);
+      if (!prepare(slot, io, now))
+        return IoFailure{EBUSY, "io_uring_get_sqe: submission queue full"};
       prepared.push_back(slot);
     }
     const uint32_t wait = queue.wait_count(prepared.size());

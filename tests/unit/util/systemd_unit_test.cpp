@@ -103,6 +103,34 @@ TEST(SystemdUnit, APackagedUnitForAnotherProgramOrTextIsNotUsed) {
             fs::path(dir + "/kdrift-x.service"));
 }
 
+// The vendor directory is root's, but a FIFO left there must not hang `history install`, and a
+// file that only begins with the unit kdrift would write (then goes on) is not that unit.
+TEST(SystemdUnit, AVendorFifoOrOversizedFileIsNeitherWaitedOnNorUsed) {
+  const TempDir tmp;
+  const std::string dir = tmp.path() + "/etc/systemd/system";
+  const std::string vendor = tmp.path() + "/usr/lib/systemd/system";
+  fs::create_directories(vendor);
+  ASSERT_EQ(mkfifo((vendor + "/kdrift-x.service").c_str(), 0644), 0);
+  auto installed =
+      install_unit(dir, "kdrift-x.service", kUnit, "/usr/bin/kdrift", "multi-user.target", vendor);
+  ASSERT_TRUE(installed) << installed.error().describe();
+  EXPECT_EQ(*installed, dir + "/kdrift-x.service");
+  EXPECT_TRUE(fs::is_fifo(vendor + "/kdrift-x.service"));
+
+  auto text = unit_text_for(kUnit, "/usr/bin/kdrift");
+  ASSERT_TRUE(text);
+  fs::remove(vendor + "/kdrift-x.service");
+  ASSERT_TRUE(write_file_atomically(vendor + "/kdrift-x.service",
+                                    *text + std::string(kMaxUnitBytes, '#'), 0644));
+  installed =
+      install_unit(dir, "kdrift-x.service", kUnit, "/usr/bin/kdrift", "multi-user.target", vendor);
+  ASSERT_TRUE(installed) << installed.error().describe();
+  EXPECT_EQ(*installed, dir + "/kdrift-x.service");
+  EXPECT_EQ(testing::read_bytes(*installed), *text);
+  EXPECT_EQ(fs::read_symlink(dir + "/multi-user.target.wants/kdrift-x.service"),
+            fs::path(dir + "/kdrift-x.service"));
+}
+
 TEST(SystemdUnit, ARelativeUnitDirectoryStillLinksByAbsolutePath) {
   const TempDir tmp;
   const fs::path saved = fs::current_path();
