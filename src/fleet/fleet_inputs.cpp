@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,9 +72,43 @@ std::optional<Error> add_directory(const std::string& path, std::size_t max_host
   const std::string prefix = path.ends_with('/') ? path : path + "/";
   for (const auto& name : *names) {
     if (inputs.size() >= max_hosts) break;
-    inputs.push_back({host_of(name), prefix + name, path, fd, name});
+    inputs.push_back({host_of(name), prefix + name, path, fd, name, UniqueFd()});
   }
   return std::nullopt;
+}
+
+// Every input keeps its snapshot open from its first read to the end of the run: the soft limit
+// on open files is raised to hold them all, and the hard one too where it is lower (root).
+std::optional<Error> reserve_descriptors(std::size_t inputs, std::size_t directories) {
+  constexpr rlim_t kSpare = 64;  // standard streams, rules, output, what libraries open
+  const rlim_t needed = static_cast<rlim_t>(inputs + directories) + kSpare;
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return make_error(errno, "getrlimit(RLIMIT_NOFILE)");
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return std::nullopt;
+  const bool hard_enough = limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed;
+  const struct rlimit raised { needed, hard_enough ? limit.rlim_max : needed };
+  if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) return std::nullopt;
+  return content_error(
+      std::to_string(inputs) +
+      " snapshots stay open while kdrift fleet reads them, more than the open-file "
+      "limit allows (RLIMIT_NOFILE " +
+      std::to_string(limit.rlim_cur) + ", hard limit " + std::to_string(limit.rlim_max) +
+      "): raise it (ulimit -n) or give fewer");
+}
+
+// The snapshot's file, refused unless it is a regular one.
+Result<UniqueFd> open_snapshot(const FleetInput& input) {
+  // O_NONBLOCK: a FIFO would otherwise wait for a writer; it is refused below, unread. Below a
+  // directory, O_NOFOLLOW: the listing saw a regular file, a link put in its place is not followed.
+  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  UniqueFd fd(input.directory_fd == nullptr
+                  ? ::open(input.file.c_str(), kFlags)
+                  : ::openat(input.directory_fd->get(), input.entry.c_str(), kFlags | O_NOFOLLOW));
+  if (!fd) return make_error(errno, input.file);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return make_error(errno, input.file);
+  if (!S_ISREG(st.st_mode)) return content_error(input.file + ": not a regular file");
+  return fd;
 }
 
 }  // namespace
@@ -87,7 +122,7 @@ Result<std::vector<FleetInput>> fleet_inputs(const std::vector<std::string>& arg
     if (S_ISDIR(st.st_mode)) {
       if (auto failed = add_directory(argument, max_hosts + 1, inputs)) return *failed;
     } else {
-      inputs.push_back({host_of(argument), argument, "", nullptr, ""});
+      inputs.push_back({host_of(argument), argument, "", nullptr, "", UniqueFd()});
     }
     if (inputs.size() > max_hosts) {
       return content_error("more than " + std::to_string(max_hosts) +
@@ -102,24 +137,19 @@ Result<std::vector<FleetInput>> fleet_inputs(const std::vector<std::string>& arg
                            " and " + input.file + "): one snapshot a host");
     }
   }
+  if (auto failed = reserve_descriptors(inputs.size(), arguments.size())) return *failed;
   return inputs;
 }
 
-Result<Json> read_fleet_input(const FleetInput& input, const JsonMemberFilter* keep) {
-  if (input.directory_fd == nullptr) {
-    auto bytes = read_whole_file(input.file, kMaxSnapshotTextBytes);
-    if (!bytes) return bytes.error();
-    return read_snapshot_text(*bytes, input.file, keep);
+Result<Json> read_fleet_input(FleetInput& input, const JsonMemberFilter* keep) {
+  if (!input.snapshot) {
+    auto opened = open_snapshot(input);
+    if (!opened) return opened.error();
+    input.snapshot = std::move(*opened);
+  } else if (::lseek(input.snapshot.get(), 0, SEEK_SET) != 0) {
+    return make_error(errno, input.file);
   }
-  // O_NOFOLLOW: the listing saw a regular file; a link put in its place since is not followed.
-  const int opened = ::openat(input.directory_fd->get(), input.entry.c_str(),
-                              O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (opened < 0) return make_error(errno, input.file);
-  const UniqueFd fd(opened);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_error(errno, input.file);
-  if (!S_ISREG(st.st_mode)) return content_error(input.file + ": not a regular file");
-  auto bytes = read_descriptor(fd.get(), kMaxSnapshotTextBytes);
+  auto bytes = read_descriptor(input.snapshot.get(), kMaxSnapshotTextBytes);
   if (!bytes) {
     if (bytes.error().code == EFBIG) return size_limit_error(input.file, kMaxSnapshotTextBytes);
     return make_error(bytes.error().code, input.file);

@@ -142,8 +142,8 @@ bool has_probe_deviation(const Candidate& candidate) {
 
 // Runs the rules over each outlier and its reference, each reference read once (outliers sorted
 // by it) and one diff per fingerprint and reference unless the probe is part of the deviation.
-void judge(const FleetRead& read, const std::vector<Rule>& rules,
-           std::vector<Candidate>& candidates, Json& problems) {
+void judge(FleetRead& read, const std::vector<Rule>& rules, std::vector<Candidate>& candidates,
+           Json& problems) {
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate& a, const Candidate& b) { return a.reference < b.reference; });
   std::size_t loaded = kNoReference;

@@ -4,11 +4,12 @@
 // that split the fleet, and with --group the comparison of two groups of hosts.
 //
 // Snapshots are read once each, through the fleet's member filter, and folded into a FleetIndex;
-// only the outliers' snapshots and their references are read again, whole, to be judged by the
-// rules as kdrift diff judges a pair: the reference (a host holding its peers' majority on every
-// fact) as A, the outlier as B. An outlier's severity is its worst finding's (info when the rules
-// flag none of its deviations) and outliers rank by severity, then by the findings' scores, then
-// by how many facts they deviate in.
+// only the outliers' snapshots and their references are read again, whole, from the files the
+// first read opened and kept open (a name swapped between the two reads changes nothing), to be
+// judged by the rules as kdrift diff judges a pair: the reference (a host holding its peers'
+// majority on every fact) as A, the outlier as B. An outlier's severity is its worst finding's
+// (info when the rules flag none of its deviations) and outliers rank by severity, then by the
+// findings' scores, then by how many facts they deviate in.
 
 #include <cstddef>
 #include <string>

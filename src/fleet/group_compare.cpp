@@ -36,7 +36,7 @@ Json slim_probe(const Json& snapshot) {
   return slim;
 }
 
-Side read_side(const std::vector<std::size_t>& members, const std::vector<FleetInput>& inputs,
+Side read_side(const std::vector<std::size_t>& members, std::vector<FleetInput>& inputs,
                const std::vector<Rule>& rules) {
   Side side;
   for (const std::size_t index : members) {
@@ -171,7 +171,7 @@ Result<GroupSelection> select_groups(const std::vector<FleetGroupPattern>& group
   return selection;
 }
 
-Json compare_groups(const GroupSelection& selection, const std::vector<FleetInput>& inputs,
+Json compare_groups(const GroupSelection& selection, std::vector<FleetInput>& inputs,
                     const std::vector<Rule>& rules) {
   const Side candidate = read_side(selection.candidate_hosts, inputs, rules);
   const Side reference = read_side(selection.reference_hosts, inputs, rules);

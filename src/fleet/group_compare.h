@@ -41,8 +41,9 @@ Result<GroupSelection> select_groups(const std::vector<FleetGroupPattern>& group
                                      const std::string& reference_name,
                                      const std::vector<FleetInput>& inputs);
 
-// The "comparison" member of the fleet document (docs/fleet.md).
-Json compare_groups(const GroupSelection& selection, const std::vector<FleetInput>& inputs,
+// The "comparison" member of the fleet document (docs/fleet.md), each host read again from the
+// file its first read opened (fleet_inputs.h).
+Json compare_groups(const GroupSelection& selection, std::vector<FleetInput>& inputs,
                     const std::vector<Rule>& rules);
 
 // Whether the comparison found the candidate group worse: a finding at warning or above that

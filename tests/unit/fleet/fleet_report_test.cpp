@@ -1,6 +1,7 @@
 #include "fleet/fleet_report.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -134,6 +135,43 @@ TEST(FleetInputs, AFifoIsNeitherListedNorReadWhenSwappedIn) {
   ASSERT_FALSE(read.ok());
   EXPECT_NE(read.error().describe().find("not a regular file"), std::string::npos)
       << read.error().describe();
+}
+
+TEST(FleetInputs, EveryReadAfterTheFirstIsOfTheFileItOpenedNotOfTheName) {
+  testing::TempDir dir;
+  write_host(dir, "db1", "snapshot:poll-queues-0");
+  write_host(dir, "clean", "snapshot:poll-queues-2");
+  auto inputs = fleet_inputs({dir.path()}, 100);
+  ASSERT_TRUE(inputs.ok());
+  ASSERT_EQ(inputs->back().host, "db1");
+  auto first = read_fleet_input(inputs->back(), nullptr);
+  ASSERT_TRUE(first.ok()) << first.error().describe();
+  // A clean snapshot renamed over the name between the fleet's two reads.
+  ASSERT_EQ(::rename((dir.path() + "/clean.json").c_str(), (dir.path() + "/db1.json").c_str()), 0);
+  auto second = read_fleet_input(inputs->back(), nullptr);
+  ASSERT_TRUE(second.ok()) << second.error().describe();
+  EXPECT_EQ(*second, *first) << "the second read is of the file the first one opened";
+  EXPECT_EQ(string_at(*second, {"environment", "hostname"}), "db1");
+}
+
+TEST(FleetInputs, TheOpenFileLimitIsRaisedToHoldEveryInputOpen) {
+  testing::TempDir dir;
+  constexpr std::size_t kHosts = 150;
+  for (std::size_t i = 0; i < kHosts; ++i)
+    dir.write("h" + std::to_string(i) + ".json", "{}");
+  struct rlimit before {};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  if (before.rlim_max != RLIM_INFINITY && before.rlim_max < 2 * kHosts) {
+    GTEST_SKIP() << "the hard limit on open files is below " << 2 * kHosts;
+  }
+  const struct rlimit low { 64, before.rlim_max };
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  auto inputs = fleet_inputs({dir.path()}, 1000);
+  struct rlimit after {};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &after), 0);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
+  ASSERT_TRUE(inputs.ok()) << inputs.error().describe();
+  EXPECT_GT(after.rlim_cur, kHosts);
 }
 
 TEST(FleetInputs, HostNamesComeFromFileNamesAndGroupsMatchNamesPathsOrDirectories) {
