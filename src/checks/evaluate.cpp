@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 #include "diff/structured_diff.h"
 #include "model/percentile_set.h"
@@ -156,21 +158,56 @@ std::vector<Hit> diff_hits(const Match& match, Severity severity, const Json& a,
   return hits;
 }
 
-void add_line(std::vector<std::string>& lines, std::string line) {
-  if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(std::move(line));
-}
+// A finding's lines (subjects, evidence, proof) in the order first seen, each once. A line is
+// looked up in a hash set, not compared with every earlier one: a rule hitting 100k elements
+// costs a constant per line. Past `keep` the lines are only counted, and the last one kept gives
+// way to "… and N more".
+class FindingLines {
+ public:
+  explicit FindingLines(std::size_t keep) : keep_(keep) {}
 
-void cap_lines(std::vector<std::string>& lines) {
-  if (lines.size() <= kMaxLinesPerFinding) return;
-  const std::size_t more = lines.size() - (kMaxLinesPerFinding - 1);
-  lines.resize(kMaxLinesPerFinding - 1);
-  lines.push_back("… and " + std::to_string(more) + " more");
-}
+  void add(std::string line) {
+    const auto [entry, added] = seen_.insert(std::move(line));
+    // Elements of an unordered_set stay where they are when it grows.
+    if (added && kept_.size() < keep_) kept_.push_back(&*entry);
+  }
+
+  std::vector<std::string> lines() const {
+    const bool over = seen_.size() > keep_;
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < kept_.size() - (over ? 1 : 0); ++i)
+      out.push_back(*kept_[i]);
+    if (over) out.push_back("… and " + std::to_string(seen_.size() - out.size()) + " more");
+    return out;
+  }
+
+ private:
+  std::size_t keep_;
+  std::unordered_set<std::string> seen_;
+  std::vector<const std::string*> kept_;
+};
+
+// A finding while its rule is evaluated: its subjects are all kept, its evidence and proof
+// capped.
+struct FindingDraft {
+  Finding finding;
+  FindingLines subjects{std::numeric_limits<std::size_t>::max()};
+  FindingLines evidence{kMaxLinesPerFinding};
+  FindingLines proof{kMaxLinesPerFinding};
+
+  Finding done() && {
+    finding.subjects = subjects.lines();
+    finding.evidence = evidence.lines();
+    finding.proof = proof.lines();
+    return std::move(finding);
+  }
+};
 
 // One finding from a rule's hits: the worst severity, and regressed over changed over improved.
-std::optional<Finding> finding_from(const Rule& rule, const std::vector<Hit>& hits) {
+std::optional<FindingDraft> finding_from(const Rule& rule, const std::vector<Hit>& hits) {
   if (hits.empty()) return std::nullopt;
-  Finding finding;
+  FindingDraft draft;
+  Finding& finding = draft.finding;
   finding.rule = &rule;
   auto rank = [](Direction direction) {
     switch (direction) {
@@ -189,22 +226,22 @@ std::optional<Finding> finding_from(const Rule& rule, const std::vector<Hit>& hi
   for (const auto& hit : hits) {
     finding.severity = std::max(finding.severity, hit.severity);
     if (rank(hit.direction) > rank(finding.direction)) finding.direction = hit.direction;
-    if (!hit.subject.empty()) add_line(finding.subjects, hit.subject);
-    add_line(finding.evidence, hit.line);
+    if (!hit.subject.empty()) draft.subjects.add(hit.subject);
+    draft.evidence.add(hit.line);
   }
-  return finding;
+  return draft;
 }
 
-void add_context_check(const Rule& rule, const Json& snapshot, Finding& finding) {
+void add_context_check(const Rule& rule, const Json& snapshot, FindingDraft& finding) {
   for (const auto& pattern : rule.context) {
     for (const auto& hit : pattern.resolve(snapshot)) {
       if (hit.value->is_object() || hit.value->is_array()) continue;
-      add_line(finding.evidence, render_path(hit.path) + " = " + describe_value(*hit.value));
+      finding.evidence.add(render_path(hit.path) + " = " + describe_value(*hit.value));
     }
   }
 }
 
-void add_context_diff(const Rule& rule, const Json& a, const Json& b, Finding& finding) {
+void add_context_diff(const Rule& rule, const Json& a, const Json& b, FindingDraft& finding) {
   for (const auto& pattern : rule.context) {
     std::map<std::string, std::pair<const Json*, const Json*>> values;
     std::vector<std::string> order;
@@ -228,20 +265,19 @@ void add_context_diff(const Rule& rule, const Json& a, const Json& b, Finding& f
           (value_b != nullptr && value_b->is_structured())) {
         continue;
       }
-      add_line(finding.evidence,
-               path + ": " +
-                   describe_change(value_a ? std::optional<Json>(*value_a) : std::nullopt,
-                                   value_b ? std::optional<Json>(*value_b) : std::nullopt));
+      finding.evidence.add(path + ": " +
+                           describe_change(value_a ? std::optional<Json>(*value_a) : std::nullopt,
+                                           value_b ? std::optional<Json>(*value_b) : std::nullopt));
     }
   }
 }
 
-void add_proof(const std::vector<Hit>& proof_hits, Finding& finding) {
+void add_proof(const std::vector<Hit>& proof_hits, FindingDraft& draft) {
+  const Direction direction = draft.finding.direction;
   for (const auto& hit : proof_hits) {
-    const bool supports =
-        hit.direction == finding.direction ||
-        (finding.direction == Direction::kChanged && hit.direction != Direction::kImproved);
-    if (supports) add_line(finding.proof, hit.line);
+    const bool supports = hit.direction == direction || (direction == Direction::kChanged &&
+                                                         hit.direction != Direction::kImproved);
+    if (supports) draft.proof.add(hit.line);
   }
 }
 
@@ -364,9 +400,7 @@ std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& 
     add_context_check(rule, snapshot, *finding);
     for (const auto& match : rule.proof)
       add_proof(check_hits(match, rule.severity, snapshot), *finding);
-    cap_lines(finding->evidence);
-    cap_lines(finding->proof);
-    findings.push_back(std::move(*finding));
+    findings.push_back(std::move(*finding).done());
   }
   return findings;
 }
@@ -395,9 +429,7 @@ std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a
     add_context_diff(rule, a, b, *finding);
     for (const auto& match : rule.proof)
       add_proof(diff_hits(match, rule.severity, a, b), *finding);
-    cap_lines(finding->evidence);
-    cap_lines(finding->proof);
-    findings.push_back(std::move(*finding));
+    findings.push_back(std::move(*finding).done());
   }
   return findings;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "checks/derived_facts.h"
 #include "checks/ranking.h"
 #include "checks/rule_loader.h"
@@ -184,6 +186,27 @@ TEST(EvaluateCheck, BuiltinRulesOnWrongTypesDoNotThrow) {
   EXPECT_NO_THROW((void)evaluate_check(rules, with_derived_facts(odd)));
   EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd),
                                       with_derived_facts(Json::object()), Json::array()));
+}
+
+TEST(EvaluateCheck, ManyHitsKeepTheirFirstLinesOnceAndCountTheRest) {
+  Json snapshot = Json::object();
+  constexpr int kDevices = 1000;
+  for (int i = 0; i < kDevices; ++i) {
+    char name[16];
+    (void)std::snprintf(name, sizeof name, "d%04d", i);
+    snapshot["block"]["devices"][name]["queue"]["nomerges"] = "2";
+  }
+  // The same match twice: every line comes twice and is shown, and counted, once.
+  const std::string match =
+      "[[match]]\neach = \"block.devices.*\"\nvalue = \"queue.nomerges\"\nequals = \"2\"\n";
+  const auto findings = evaluate_check({rule_from(match + match)}, snapshot);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].subjects.size(), std::size_t{kDevices});
+  EXPECT_EQ(findings[0].subjects[1], "d0001");
+  ASSERT_EQ(findings[0].evidence.size(), 12U);
+  EXPECT_EQ(findings[0].evidence[0], "block.devices.d0000.queue.nomerges = 2");
+  EXPECT_EQ(findings[0].evidence[10], "block.devices.d0010.queue.nomerges = 2");
+  EXPECT_EQ(findings[0].evidence[11], "… and 989 more");
 }
 
 }  // namespace
