@@ -65,14 +65,34 @@ double Search::answer_alpha(int look) const {
   return look_alpha(config_.alpha, visits(), look);
 }
 
-BootLevels Search::levels(std::size_t candidate) const {
-  const CandidateState& state = states_[candidate];
-  return boot_levels(state.samples, state.boot_sizes);
+void Search::level_last_boot(CandidateState& state) {
+  // boot_levels stops at a boot without runs: the boots after one are not levelled.
+  const std::size_t boots = state.boot_sizes.size();
+  if (state.levels.size() + 1 < boots) return;
+  state.levels.resize(boots - 1);
+  const std::size_t size = state.boot_sizes.back();
+  if (size == 0) return;
+  const std::vector<double> runs(state.samples.end() - static_cast<std::ptrdiff_t>(size),
+                                 state.samples.end());
+  state.levels.push_back(boot_levels(runs, {size}).front());
+}
+
+void Search::add_runs(std::size_t candidate, const std::vector<double>& values, bool same_boot) {
+  CandidateState& state = states_[candidate];
+  state.samples.insert(state.samples.end(), values.begin(), values.end());
+  if (same_boot) {
+    state.boot_sizes.back() += values.size();
+  } else {
+    state.boot_sizes.push_back(values.size());
+  }
+  level_last_boot(state);
+  ++state.rounds;
 }
 
 int Search::boots_used() const {
   int boots = 0;
-  for (const CandidateState& state : states_) {
+  for (const std::size_t candidate : touched_) {
+    const CandidateState& state = states_[candidate];
     boots += static_cast<int>(state.boot_sizes.size()) + state.crashes;
     // A retest's boot joins the samples only when it did not confirm the culprit.
     const bool merged = state.retested && !state.retest_confirmed;
@@ -108,17 +128,20 @@ std::pair<std::size_t, std::size_t> Search::bounds() const {
     if (state.declared) return *state.declared;
     return state.judgement ? state.judgement->verdict : Verdict::kUnknown;
   };
+  // Only a touched candidate has a verdict.
+  const auto first = touched_.upper_bound(good_);
   std::size_t high = bad_;
-  for (std::size_t i = good_ + 1; i < bad_; ++i) {
-    if (verdict_of(i) == Verdict::kBad) {
-      high = i;
+  for (auto i = first; i != touched_.end() && *i < bad_; ++i) {
+    if (verdict_of(*i) == Verdict::kBad) {
+      high = *i;
       break;
     }
   }
   std::size_t low = good_;
-  for (std::size_t i = high; i-- > good_ + 1;) {
-    if (verdict_of(i) == Verdict::kGood) {
-      low = i;
+  for (auto i = std::make_reverse_iterator(touched_.lower_bound(high));
+       i != std::make_reverse_iterator(first); ++i) {
+    if (verdict_of(*i) == Verdict::kGood) {
+      low = *i;
       break;
     }
   }
@@ -126,16 +149,22 @@ std::pair<std::size_t, std::size_t> Search::bounds() const {
 }
 
 std::optional<std::size_t> Search::middle(std::size_t low, std::size_t high) const {
-  std::optional<std::size_t> best;
-  const double centre = (static_cast<double>(low) + static_cast<double>(high)) / 2;
-  for (std::size_t i = low + 1; i < high; ++i) {
-    if (skipped(i)) continue;
-    if (!best || std::fabs(static_cast<double>(i) - centre) <
-                     std::fabs(static_cast<double>(*best) - centre)) {
-      best = i;
-    }
+  // Nearest the centre first, the lower of two as near: only skipped candidates are passed
+  // over, and only a touched one can be skipped, so few are looked at.
+  const std::size_t twice_centre = low + high;
+  std::size_t below = twice_centre / 2;
+  std::size_t above = below + 1;
+  if (twice_centre % 2 == 0 && below > low) {
+    if (!skipped(below)) return below;
+    --below;
   }
-  return best;
+  while (below > low || above < high) {
+    const bool take_below =
+        below > low && (above >= high || twice_centre - 2 * below <= 2 * above - twice_centre);
+    const std::size_t candidate = take_below ? below-- : above++;
+    if (!skipped(candidate)) return candidate;
+  }
+  return std::nullopt;
 }
 
 Action Search::next() const {
@@ -333,20 +362,20 @@ Action Search::finish_answer(std::size_t culprit) const {
                                          : "first bad found; its retest did not boot");
 }
 
-std::vector<BootLevels> Search::drift_groups(const std::vector<BootLevels>& all) const {
+std::vector<BootLevels> Search::drift_groups() const {
   std::vector<BootLevels> groups;
-  groups.reserve(all.size());
-  BootLevels good = all[good_];
-  BootLevels bad = all[bad_];
-  for (std::size_t i = 0; i < all.size(); ++i) {
+  groups.reserve(touched_.size() + 2);
+  BootLevels good = levels(good_);
+  BootLevels bad = levels(bad_);
+  for (const std::size_t i : touched_) {
     if (i == good_ || i == bad_) continue;
     const std::optional<Judgement>& judgement = states_[i].judgement;
     const Verdict verdict = judgement ? judgement->verdict : Verdict::kUnknown;
     BootLevels& joined = verdict == Verdict::kGood ? good : bad;
     if (verdict == Verdict::kUnknown) {
-      groups.push_back(all[i]);
+      groups.push_back(levels(i));
     } else {
-      joined.insert(joined.end(), all[i].begin(), all[i].end());
+      joined.insert(joined.end(), levels(i).begin(), levels(i).end());
     }
   }
   groups.push_back(std::move(good));
@@ -355,11 +384,7 @@ std::vector<BootLevels> Search::drift_groups(const std::vector<BootLevels>& all)
 }
 
 void Search::refresh() {
-  std::vector<BootLevels> all;
-  all.reserve(states_.size());
-  for (std::size_t i = 0; i < states_.size(); ++i)
-    all.push_back(levels(i));
-  drift_ = estimate_drift(drift_groups(all));
+  drift_ = estimate_drift(drift_groups());
   // Fixed once the search started on the candidates; the verdicts have the pooled drift.
   if (!config_.declared && !(searching_ && calibration_)) {
     calibration_.reset();
@@ -368,32 +393,29 @@ void Search::refresh() {
     if (fewest >= config_.reference_boots) {
       const SearchShape shape{config_.alpha,    visits(),          config_.first_samples,
                               reference_runs(), config_.max_boots, boots_used()};
-      calibration_ = calibrate(all[good_], all[bad_], drift_, shape, fewest >= kMaxReferenceBoots);
+      calibration_ =
+          calibrate(levels(good_), levels(bad_), drift_, shape, fewest >= kMaxReferenceBoots);
     }
   }
-  for (std::size_t i = 0; i < states_.size(); ++i) {
+  for (const std::size_t i : touched_) {
     CandidateState& state = states_[i];
     if (i == good_ || i == bad_ || static_cast<int>(state.samples.size()) < config_.first_samples) {
       continue;
     }
-    state.judgement = judge(all[i], all[good_], all[bad_], drift_, judgement_alpha(state.rounds));
+    state.judgement =
+        judge(levels(i), levels(good_), levels(bad_), drift_, judgement_alpha(state.rounds));
   }
 }
 
 void Search::add_samples(std::size_t candidate, const std::vector<double>& values) {
   const Action expected = next();
   CandidateState& state = states_.at(candidate);
+  touched_.insert(candidate);
   const bool asked = expected.kind == Action::Kind::kMeasure && expected.candidate == candidate;
   if (!(asked && expected.purpose == Action::Purpose::kRetest)) {
     const bool same_boot =
         asked && !expected.fresh_boot && last_measured_ == candidate && !state.boot_sizes.empty();
-    state.samples.insert(state.samples.end(), values.begin(), values.end());
-    if (same_boot) {
-      state.boot_sizes.back() += values.size();
-    } else {
-      state.boot_sizes.push_back(values.size());
-    }
-    ++state.rounds;
+    add_runs(candidate, values, same_boot);
     if (candidate != good_ && candidate != bad_ && !searching_) {
       searching_ = true;
       boots_at_search_ = boots_used() - (same_boot ? 0 : 1);
@@ -411,22 +433,21 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
   state.retest_confirmed = fresh.verdict == Verdict::kBad;
   if (!state.retest_confirmed) {
     // The fresh boot disagrees or cannot tell: it joins the culprit's boots, which decide.
-    state.samples.insert(state.samples.end(), state.retest_samples.begin(),
-                         state.retest_samples.end());
-    state.boot_sizes.push_back(state.retest_samples.size());
-    ++state.rounds;
+    add_runs(candidate, state.retest_samples, false);
     refresh();
   }
 }
 
 void Search::add_crash(std::size_t candidate) {
   ++states_.at(candidate).crashes;
+  touched_.insert(candidate);
   last_measured_ = kNone;
   refresh();
 }
 
 void Search::declare(std::size_t candidate, Verdict verdict) {
   CandidateState& state = states_.at(candidate);
+  touched_.insert(candidate);
   state.declared_skip = verdict == Verdict::kUnknown;
   state.declared.reset();
   if (!state.declared_skip) state.declared = verdict;

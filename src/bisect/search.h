@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,8 @@ struct Action {
 struct CandidateState {
   std::vector<double> samples;
   std::vector<std::size_t> boot_sizes;  // how many of samples each boot took, in order
-  int rounds = 0;                       // measurements recorded: each is a look at its verdict
+  BootLevels levels;  // boot_levels(samples, boot_sizes), kept up to date as boots come in
+  int rounds = 0;     // measurements recorded: each is a look at its verdict
   std::vector<double> retest_samples;
   bool retested = false;
   bool retest_confirmed = false;  // the fresh boot judged it bad on its own samples
@@ -150,7 +152,11 @@ class Search {
   int visits() const;
   int reference_runs() const;
   // A candidate's runs cut into its boots (boot_levels.h).
-  BootLevels levels(std::size_t candidate) const;
+  const BootLevels& levels(std::size_t candidate) const { return states_[candidate].levels; }
+  // After the last of a candidate's boots got runs: its level, the others' as they were.
+  static void level_last_boot(CandidateState& state);
+  // Records samples as a boot of their own, or as more runs of the candidate's last boot.
+  void add_runs(std::size_t candidate, const std::vector<double>& values, bool same_boot);
   // Boots a candidate may take before it is skipped as unknown: its share of what the budget
   // left when the search started.
   int candidate_boot_cap() const;
@@ -161,12 +167,15 @@ class Search {
   // drift look smaller, since the boot that misled it sits near the other level: in bisect-sim
   // that pulled the drift 10-15 % low at 3-5 % drift, and settling the two verdicts the answer
   // rests on is what keeps it from naming a wrong culprit.
-  std::vector<BootLevels> drift_groups(const std::vector<BootLevels>& all) const;
+  std::vector<BootLevels> drift_groups() const;
   // After anything is recorded: the pooled drift, the calibration until the search starts, and
   // every judgement (the drift and the references they rest on may have moved).
   void refresh();
 
   std::vector<CandidateState> states_;
+  // The candidates anything was recorded about, in order: every other one has no verdict, no
+  // boot and is not skipped, so the search looks at these and never walks the whole list.
+  std::set<std::size_t> touched_;
   std::size_t good_;
   std::size_t bad_;
   SearchConfig config_;

@@ -1,6 +1,7 @@
 #include "bisect/session.h"
 
 #include <optional>
+#include <unordered_map>
 
 #include "snapshot/json_access.h"
 
@@ -145,12 +146,24 @@ Status add_outcome(Session& session, std::size_t index, const std::string& kind,
   return ok_status();
 }
 
+// The candidates by name, as candidate_index finds them (the first of a name), in constant time
+// per event: a replay must not walk every candidate for each of its events.
+using CandidateNames = std::unordered_map<std::string, std::size_t>;
+
+CandidateNames candidate_names(const BisectStart& start) {
+  CandidateNames names;
+  for (std::size_t i = 0; i < start.candidates.size(); ++i)
+    names.emplace(start.candidates[i].name, i);
+  return names;
+}
+
 // One event after the start, into the session; errors name where it is.
-Status replay_event(Session& session, const Json& event, const std::string& where) {
+Status replay_event(Session& session, CandidateNames& names, const Json& event,
+                    const std::string& where) {
   const std::string kind = text_member(event, "event");
   if (kind == "candidate") {
     const std::string name = text_member(event, "name");
-    if (name.empty() || candidate_index(session.start, name)) {
+    if (name.empty() || !names.emplace(name, session.start.candidates.size()).second) {
       return content_error(where + ": a new candidate needs a name not taken");
     }
     session.start.candidates.push_back({name, text_member(event, "kernel"),
@@ -160,26 +173,30 @@ Status replay_event(Session& session, const Json& event, const std::string& wher
     session.details.emplace_back();
     return ok_status();
   }
-  auto index = candidate_index(session.start, text_member(event, "candidate"));
-  if (!index) return content_error(where + ": " + index.error().describe());
+  const auto found = names.find(text_member(event, "candidate"));
+  if (found == names.end()) {
+    const auto unknown = candidate_index(session.start, text_member(event, "candidate"));
+    return content_error(where + ": " + unknown.error().describe());
+  }
+  const std::size_t index = found->second;
   if (kind == "attempt") {
     const auto number = number_member(event, "attempt");
     const int expected = static_cast<int>(session.attempts.size()) + 1;
     if (!number || *number != expected) {
       return content_error(where + ": attempt must be numbered " + std::to_string(expected));
     }
-    session.attempts.push_back({expected, *index, text_member(event, "boot_id")});
+    session.attempts.push_back({expected, index, text_member(event, "boot_id")});
     session.pending = session.attempts.back();
     return ok_status();
   }
-  if (session.pending && session.pending->candidate == *index) session.pending.reset();
+  if (session.pending && session.pending->candidate == index) session.pending.reset();
   if (const std::string boot = text_member(event, "boot_id"); !boot.empty() && kind != "crash") {
     session.measured_boots.push_back(boot);
   }
   if (const Json* details = member(event, "details"); details != nullptr) {
-    session.details[*index] = *details;
+    session.details[index] = *details;
   }
-  return add_outcome(session, *index, kind, event, where);
+  return add_outcome(session, index, kind, event, where);
 }
 
 }  // namespace
@@ -253,9 +270,10 @@ Result<Session> replay(const std::vector<Json>& events, const std::string& sourc
   Session session{*start, Search(start->candidates.size(), start->good, start->bad, start->config),
                   {},     std::nullopt,
                   {},     std::vector<Json>(start->candidates.size())};
+  CandidateNames names = candidate_names(session.start);
   for (std::size_t i = 1; i < events.size(); ++i) {
     const std::string where = source + ": event " + std::to_string(i + 1);
-    if (auto replayed = replay_event(session, events[i], where); !replayed) {
+    if (auto replayed = replay_event(session, names, events[i], where); !replayed) {
       return replayed.error();
     }
   }

@@ -319,5 +319,36 @@ TEST(Search, GoodMustComeBeforeBad) {
   EXPECT_THROW(Search(4, 0, 4), std::invalid_argument);
 }
 
+TEST(Search, TheCandidateNearestTheCentreIsAskedTheLowerOfTwoFirst) {
+  // Even and odd widths: the centre a candidate, or between two.
+  const std::pair<std::size_t, std::vector<std::size_t>> cases[] = {
+      {11, {5, 4, 6, 3, 7, 2, 8, 1, 9}}, {10, {4, 5, 3, 6, 2, 7, 1, 8}}, {3, {1}}};
+  for (const auto& [count, order] : cases) {
+    Search search(count, 0, count - 1, SearchConfig{.declared = true});
+    std::vector<std::size_t> asked;
+    for (Action action = search.next(); action.kind == Action::Kind::kMeasure;
+         action = search.next()) {
+      asked.push_back(action.candidate);
+      search.declare(action.candidate, Verdict::kUnknown);  // skip: the next nearest is asked
+    }
+    EXPECT_EQ(asked, order) << count << " candidates";
+    EXPECT_EQ(*search.first_bad(), count - 1);
+    EXPECT_EQ(search.could_also_be().size(), count - 2);
+  }
+}
+
+TEST(Search, TheBoundsComeFromTheVerdictsAnywhereAmongManyCandidates) {
+  Search search(100'000, 0, 99'999, SearchConfig{.declared = true});
+  search.declare(70'000, Verdict::kBad);
+  search.declare(90'000, Verdict::kBad);
+  search.declare(30'000, Verdict::kGood);
+  search.declare(10'000, Verdict::kGood);
+  search.declare(80'000, Verdict::kGood);  // after the first bad: not the last good
+  const Action action = search.next();
+  ASSERT_EQ(action.kind, Action::Kind::kMeasure);
+  EXPECT_EQ(action.candidate, 50'000u);
+  EXPECT_NE(action.why.find("39999 left"), std::string::npos) << action.why;
+}
+
 }  // namespace
 }  // namespace kdrift

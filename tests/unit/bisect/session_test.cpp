@@ -139,5 +139,20 @@ TEST(Session, BadJournalsAreNamedWithTheEvent) {
   }
 }
 
+TEST(Session, CandidatesAddedByTheJournalAreFoundByNameAndTheirNamesTakenOnce) {
+  const Json start = start_event(declared_start(4));
+  const Candidate added{"iso1", "/boot/vmlinuz-1", "", "root=/dev/vda1 a=1", ""};
+  auto session = replay({start, candidate_event(added), verdict_event("iso1", "bad", "user")}, "j");
+  ASSERT_TRUE(session) << session.error().describe();
+  EXPECT_EQ(session->start.candidates.size(), 5u);
+  EXPECT_EQ(session->search.state(4).declared, Verdict::kBad);
+  const auto twice = replay({start, candidate_event(added), candidate_event(added)}, "j");
+  ASSERT_FALSE(twice);
+  EXPECT_NE(twice.error().describe().find("event 3: a new candidate needs a name not taken"),
+            std::string::npos);
+  const auto taken = replay({start, candidate_event({"k2", "", "", "", ""})}, "j");
+  ASSERT_FALSE(taken);
+}
+
 }  // namespace
 }  // namespace kdrift
