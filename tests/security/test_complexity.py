@@ -203,12 +203,13 @@ class RulesAreLinear(Complexity):
         os.mkdir(rules)
         with open(os.path.join(rules, "test.many-symbols.toml"), "w") as f:
             f.write(MANY_SYMBOLS_RULE)
+        n = 40_000
         small, large = self.assertLinear(
             lambda n: ["check", symbols_snapshot(self.work, n), "--checks", rules, "--format", "json"],
-            25_000, 1)
+            n, 1)
         finding = next(f for f in json.loads(large.stdout)["findings"] if f["id"] == "test.many-symbols")
         self.assertEqual(len(finding["evidence"]), 12)
-        self.assertEqual(finding["evidence"][-1], "… and %d more" % (4 * 25_000 - 11))
+        self.assertEqual(finding["evidence"][-1], "… and %d more" % (4 * n - 11))
         # Memory follows the snapshot (4x the symbols), not the matches times anything.
         self.assertLess(large.rss_kib, 5 * small.rss_kib, "%s\n%s" % (small, large))
 
