@@ -262,20 +262,22 @@ class InheritedAcrossExec {
   std::vector<int> fds_;
 };
 
-std::vector<std::string> legacy_load_command(const std::string& kexec_path, const KexecImage& image,
-                                             const KexecFiles& files) {
-  return kexec_load_command(kexec_path, files.kernel.get(), files.initrd ? files.initrd.get() : -1,
-                            image.command_line);
+int initrd_fd(const KexecFiles& files) {
+  return files.initrd ? files.initrd.get() : -1;
 }
 
-// The first load call that works, in the preflight's order; each failure goes to failures.
+std::vector<std::string> legacy_load_command(const std::string& kexec_path, const KexecImage& image,
+                                             const KexecFiles& files) {
+  return kexec_load_command(kexec_path, files.kernel.get(), initrd_fd(files), image.command_line);
+}
+
+// Loads with the first call that works, in the preflight's order; the error says why each failed.
 Status load(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
             std::ostream& log, const FileLoadCall& file_load) {
   std::vector<std::string> failures;
   if (preflight.file_load_possible) {
     log_line(log, "kexec: loading with " + describe_file_load(image, files));
-    const int code =
-        file_load(files.kernel.get(), files.initrd ? files.initrd.get() : -1, image.command_line);
+    const int code = file_load(files.kernel.get(), initrd_fd(files), image.command_line);
     if (code == 0) {
       log_line(log, "kexec: loaded with kexec_file_load");
       return ok_status();
