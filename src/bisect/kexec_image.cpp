@@ -39,7 +39,7 @@ std::string distrust(const struct stat& status, uid_t trusted_uid) {
   return {};
 }
 
-// One component's judgement, for the error that refuses the image.
+// Judges each component of one image's path, and words the errors that refuse it.
 class ImageWalk {
  public:
   ImageWalk(const std::string& path, std::string_view what, uid_t trusted_uid)
