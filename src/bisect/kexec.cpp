@@ -1,9 +1,12 @@
 #include "bisect/kexec.h"
 
-#include <sys/stat.h>
+#include <fcntl.h>
+#include <linux/kexec.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <optional>
 
 #include "collect/facts.h"
@@ -209,28 +212,93 @@ void judge_calls(const Blockers& blockers, KexecPreflight& preflight) {
   }
 }
 
-Status check_image_file(const std::string& path, const std::string& what) {
-  if (path.empty()) return content_error("no " + what + " image given");
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0) return make_error(errno, what + " " + path);
-  if (!S_ISREG(status.st_mode)) return content_error(what + " " + path + ": not a regular file");
-  if (::access(path.c_str(), R_OK) != 0) return make_error(errno, what + " " + path);
-  return ok_status();
-}
-
 std::string last_line(std::string_view output) {
   const auto lines = split_lines(trim(output));
   return lines.empty() ? std::string("no output") : lines.back();
 }
 
-std::string call_name(bool file_syscall) {
-  return file_syscall ? "kexec_file_load" : "kexec_load";
+// Every line kdrift writes to the log: paths and command lines come from a candidate list, and
+// kexec-tools echoes them.
+void log_line(std::ostream& log, std::string_view line) {
+  log << terminal_safe(line) << "\n";
 }
 
 void log_output(const ProcessResult& ran, std::ostream& log) {
-  log << ran.output;
-  if (!ran.output.empty() && ran.output.back() != '\n') log << '\n';
+  for (const std::string& line : split_lines(ran.output))
+    log_line(log, line);
   log << "  exit status " << ran.exit_status << "\n";
+}
+
+std::string proc_fd(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
+
+std::string describe_file_load(const KexecImage& image, const KexecFiles& files) {
+  std::string text = "kexec_file_load: kernel " + image.kernel + " (fd " +
+                     std::to_string(files.kernel.get()) + ")";
+  if (files.initrd) {
+    text += ", initrd " + image.initrd + " (fd " + std::to_string(files.initrd.get()) + ")";
+  }
+  return text + ", command line " + shell_quoted({image.command_line});
+}
+
+// kexec-tools reads the checked descriptors through /proc/self/fd, so they stay open across its
+// exec for as long as this lives, and close-on-exec again afterwards.
+class InheritedAcrossExec {
+ public:
+  explicit InheritedAcrossExec(const KexecFiles& files) {
+    for (const UniqueFd* file : {&files.kernel, &files.initrd}) {
+      if (*file && ::fcntl(file->get(), F_SETFD, 0) == 0) fds_.push_back(file->get());
+    }
+  }
+  InheritedAcrossExec(const InheritedAcrossExec&) = delete;
+  InheritedAcrossExec& operator=(const InheritedAcrossExec&) = delete;
+  ~InheritedAcrossExec() {
+    for (const int fd : fds_)
+      ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
+int initrd_fd(const KexecFiles& files) {
+  return files.initrd ? files.initrd.get() : -1;
+}
+
+std::vector<std::string> legacy_load_command(const std::string& kexec_path, const KexecImage& image,
+                                             const KexecFiles& files) {
+  return kexec_load_command(kexec_path, files.kernel.get(), initrd_fd(files), image.command_line);
+}
+
+// Loads with the first call that works, in the preflight's order; the error says why each failed.
+Status load(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
+            std::ostream& log, const FileLoadCall& file_load) {
+  std::vector<std::string> failures;
+  if (preflight.file_load_possible) {
+    log_line(log, "kexec: loading with " + describe_file_load(image, files));
+    const int code = file_load(files.kernel.get(), initrd_fd(files), image.command_line);
+    if (code == 0) {
+      log_line(log, "kexec: loaded with kexec_file_load");
+      return ok_status();
+    }
+    failures.push_back(std::string("kexec_file_load failed: ") + std::strerror(code));
+    log_line(log, "kexec: " + failures.back());
+  }
+  if (preflight.legacy_load_possible) {
+    const auto command = legacy_load_command(preflight.kexec_path, image, files);
+    log_line(log, "kexec: loading with kexec_load: " + shell_quoted(command));
+    ProcessOptions capture;
+    capture.capture_output = true;
+    const InheritedAcrossExec inherited(files);
+    auto ran = run_process(command, capture);
+    if (!ran) return ran.error();
+    log_output(*ran, log);
+    if (ran->exit_status == 0) return ok_status();
+    failures.push_back("kexec_load exited " + std::to_string(ran->exit_status) + " (" +
+                       last_line(ran->output) + ")");
+  }
+  return content_error("kexec could not load " + image.kernel + ": " + join(failures, "; "));
 }
 
 }  // namespace
@@ -263,16 +331,13 @@ bool systemd_is_pid1(const SysRoot& root) {
   return kind && *kind == EntryKind::kDirectory;
 }
 
-std::vector<std::string> kexec_load_command(const std::string& kexec_path, const KexecImage& image,
-                                            bool file_syscall) {
-  std::vector<std::string> argv = {kexec_path};
-  if (file_syscall) argv.emplace_back("-s");
-  argv.emplace_back("-l");
-  argv.push_back(image.kernel);
-  if (!image.initrd.empty()) argv.push_back("--initrd=" + image.initrd);
+std::vector<std::string> kexec_load_command(const std::string& kexec_path, int kernel_fd,
+                                            int initrd_fd, const std::string& command_line) {
+  std::vector<std::string> argv = {kexec_path, "-l", proc_fd(kernel_fd)};
+  if (initrd_fd >= 0) argv.push_back("--initrd=" + proc_fd(initrd_fd));
   // Always given, even empty: without it kexec-tools boots with no command line at all, which is
   // no less surprising, and the journal then shows what was asked.
-  argv.push_back("--command-line=" + image.command_line);
+  argv.push_back("--command-line=" + command_line);
   return argv;
 }
 
@@ -281,61 +346,54 @@ std::vector<std::string> kexec_exec_command(const std::string& kexec_path, bool 
   return {kexec_path, "-e"};
 }
 
-Status kexec_into(const KexecPreflight& preflight, const KexecImage& image, bool systemd,
-                  bool dry_run, std::ostream& log) {
+int kexec_file_load_call(int kernel_fd, int initrd_fd, const std::string& command_line) {
+#ifdef SYS_kexec_file_load
+  const unsigned long flags = initrd_fd < 0 ? KEXEC_FILE_NO_INITRAMFS : 0;
+  // The length counts the terminating NUL, which the kernel checks for.
+  if (::syscall(SYS_kexec_file_load, kernel_fd, initrd_fd, command_line.size() + 1,
+                command_line.c_str(), flags) == 0) {
+    return 0;
+  }
+  return errno;
+#else
+  (void)kernel_fd;
+  (void)initrd_fd;
+  (void)command_line;
+  return ENOSYS;
+#endif
+}
+
+Status kexec_into(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
+                  bool systemd, bool dry_run, std::ostream& log, const FileLoadCall& file_load) {
   if (!preflight.ok()) {
     return content_error("kexec refused: " + join(preflight.problems, " "));
   }
-  if (auto kernel = check_image_file(image.kernel, "kernel"); !kernel) return kernel;
-  if (!image.initrd.empty()) {
-    if (auto initrd = check_image_file(image.initrd, "initrd"); !initrd) return initrd;
+  if (!preflight.file_load_possible && !preflight.legacy_load_possible) {
+    return content_error("kexec refused: neither load call is possible");
   }
-  std::vector<bool> calls;  // file_syscall per attempt, in order
-  if (preflight.file_load_possible) calls.push_back(true);
-  if (preflight.legacy_load_possible) calls.push_back(false);
-  if (calls.empty()) return content_error("kexec refused: neither load call is possible");
   const auto exec = kexec_exec_command(preflight.kexec_path, systemd);
-
   if (dry_run) {
-    log << shell_quoted(kexec_load_command(preflight.kexec_path, image, calls.front())) << "\n";
-    if (calls.size() > 1) {
-      log << "# if that fails: "
-          << shell_quoted(kexec_load_command(preflight.kexec_path, image, calls.back())) << "\n";
+    if (preflight.file_load_possible) log_line(log, describe_file_load(image, files));
+    if (preflight.legacy_load_possible) {
+      log_line(log, std::string(preflight.file_load_possible ? "# if that fails: " : "") +
+                        shell_quoted(legacy_load_command(preflight.kexec_path, image, files)));
     }
-    log << shell_quoted(exec) << "\n";
+    log_line(log, shell_quoted(exec));
     return ok_status();
   }
-
-  ProcessOptions capture;
-  capture.capture_output = true;
-  std::vector<std::string> failures;
-  bool loaded = false;
-  for (const bool file_syscall : calls) {
-    const auto load = kexec_load_command(preflight.kexec_path, image, file_syscall);
-    log << "kexec: loading with " << call_name(file_syscall) << ": " << shell_quoted(load) << "\n";
-    auto ran = run_process(load, capture);
-    if (!ran) return ran.error();
-    log_output(*ran, log);
-    if (ran->exit_status == 0) {
-      loaded = true;
-      break;
-    }
-    failures.push_back(call_name(file_syscall) + " exited " + std::to_string(ran->exit_status) +
-                       " (" + last_line(ran->output) + ")");
-  }
-  if (!loaded) {
-    return content_error("kexec could not load " + image.kernel + ": " + join(failures, "; "));
-  }
+  if (auto loaded = load(preflight, image, files, log, file_load); !loaded) return loaded;
 
   // kexec -e jumps without unmounting anything: what is written must be on disk first.
   ::sync();
-  log << "kexec: booting " << image.kernel << ": " << shell_quoted(exec) << "\n";
+  log_line(log, "kexec: booting " + image.kernel + ": " + shell_quoted(exec));
   log.flush();
+  ProcessOptions capture;
+  capture.capture_output = true;
   auto ran = run_process(exec, capture);
   if (!ran) return ran.error();
   log_output(*ran, log);
   if (systemd && ran->exit_status == 0) {
-    log << "kexec: systemd is shutting down into " << image.kernel << "\n";
+    log_line(log, "kexec: systemd is shutting down into " + image.kernel);
     return ok_status();
   }
   return content_error(shell_quoted(exec) + " returned (exit status " +

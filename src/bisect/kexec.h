@@ -1,12 +1,15 @@
 #pragma once
-// Booting a candidate kernel without firmware: kexec-tools loads the image, then the machine
-// jumps into it (through systemd's clean shutdown where systemd runs the machine). The preflight
-// says, before a bisect starts, whether this host can do that and what to change if not.
+// Booting a candidate kernel without firmware: kdrift loads the image it checked (kexec_image.h)
+// from its descriptors, then the machine jumps into it (through systemd's clean shutdown where
+// systemd runs the machine). The preflight says, before a bisect starts, whether this host can
+// do that and what to change if not.
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "bisect/kexec_image.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 
@@ -34,20 +37,31 @@ KexecPreflight kexec_preflight(const SysRoot& root, const std::string& search_pa
 // /run/systemd/system is a directory: systemd is the init system (sd_booted's test).
 bool systemd_is_pid1(const SysRoot& root);
 
-// kexec [-s] -l KERNEL [--initrd=INITRD] --command-line=LINE, one argv word per argument.
-std::vector<std::string> kexec_load_command(const std::string& kexec_path, const KexecImage& image,
-                                            bool file_syscall);
+// kexec -l /proc/self/fd/KERNEL_FD [--initrd=/proc/self/fd/INITRD_FD] --command-line=LINE: the
+// legacy kexec_load through kexec-tools, which reads the checked descriptors it inherits, so no
+// path is looked up again. initrd_fd < 0: none.
+std::vector<std::string> kexec_load_command(const std::string& kexec_path, int kernel_fd,
+                                            int initrd_fd, const std::string& command_line);
 // {"systemctl", "kexec"} under systemd (services stop and filesystems unmount first), else
 // {kexec_path, "-e"}.
 std::vector<std::string> kexec_exec_command(const std::string& kexec_path, bool systemd_is_pid1);
 
-// Loads image (kexec_file_load first when possible, the legacy call if that fails), syncs, and
+// kexec_file_load(kernel_fd, initrd_fd, command line) (KEXEC_FILE_NO_INITRAMFS when initrd_fd <
+// 0): 0 when the image is loaded, else the errno. Tests pass their own.
+using FileLoadCall =
+    std::function<int(int kernel_fd, int initrd_fd, const std::string& command_line)>;
+int kexec_file_load_call(int kernel_fd, int initrd_fd, const std::string& command_line);
+
+// Loads image from files, its descriptors opened and checked by open_kexec_files (kexec_file_load
+// on them first when possible, kexec-tools' legacy kexec_load on them if that fails), syncs, and
 // jumps. Every error is a failure of the machinery, never a verdict on the candidate: a refused
-// preflight, an unreadable image, a load both calls rejected, or a jump that came back.
+// preflight, a load both calls rejected, or a jump that came back.
 // `kexec -e` does not return when it works; `systemctl kexec` queues the shutdown and returns 0,
 // after which this process is about to be stopped and must start nothing new.
-// dry_run: writes the commands to log, one per line and shell-quoted, and runs nothing.
-Status kexec_into(const KexecPreflight& preflight, const KexecImage& image, bool systemd,
-                  bool dry_run, std::ostream& log);
+// dry_run: writes what it would do to log, one line each, and runs nothing. Everything written
+// to log is made inert for a terminal: image paths and command lines come from a candidate list.
+Status kexec_into(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
+                  bool systemd, bool dry_run, std::ostream& log,
+                  const FileLoadCall& file_load = kexec_file_load_call);
 
 }  // namespace kdrift

@@ -1,7 +1,7 @@
 #pragma once
 // The parts of a step's host that are the machine itself: the running boot's identity read below
-// a root, and kexec (the preflight, then the load and jump). What measures a boot is the
-// subclass's: the probe and the rules live in other modules.
+// a root, and kexec (the preflight and the image's files, then the load and jump). What measures a
+// boot is the subclass's: the probe and the rules live in other modules.
 
 #include <iosfwd>
 #include <optional>
@@ -19,9 +19,10 @@ class KexecStepHost : public StepHost {
       : root_(root), log_(log), notes_(notes) {}
 
   Result<BootIdentity> boot_identity() override;
-  // The preflight; its problems, each with its fix, are the error.
-  Status prepare_kexec() override;
-  // Needs prepare_kexec first.
+  // The preflight, then image's files opened and checked (kexec_image.h); the preflight's
+  // problems, each with its fix, or the file refused, are the error.
+  Status prepare_kexec(const KexecImage& image) override;
+  // Loads the descriptors prepare_kexec opened for this image: it must come first.
   Status kexec(const KexecImage& image, bool dry_run) override;
 
  protected:
@@ -32,6 +33,8 @@ class KexecStepHost : public StepHost {
   std::ostream& log_;
   std::ostream& notes_;
   std::optional<KexecPreflight> preflight_;
+  KexecImage prepared_;
+  std::optional<KexecFiles> files_;
 };
 
 }  // namespace kdrift

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "bisect/isolation.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -31,7 +32,7 @@ Result<Session> run_verdicts(Session session, const CandidateCommand& command, S
       return content_error("bisect run: the command exited " + std::to_string(*status) + " on " +
                            candidate.name + ": stopped (the bisect is kept)");
     }
-    out << candidate.name << ": " << *verdict << " (exit " << *status << ")\n";
+    out << terminal_safe(candidate.name) << ": " << *verdict << " (exit " << *status << ")\n";
     auto recorded = journal.record(verdict_event(candidate.name, std::string(*verdict), "run"));
     if (!recorded) return recorded.error();
     session = std::move(*recorded);

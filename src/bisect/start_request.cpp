@@ -4,6 +4,7 @@
 
 #include "bisect/candidates.h"
 #include "bisect/cmdline_candidates.h"
+#include "bisect/kexec_image.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -132,6 +133,17 @@ Result<BisectStart> plan_start(const StartRequest& request, std::vector<Candidat
   if (auto mode = set_mode(request, start); !mode) return mode.error();
   if (auto endpoints = set_endpoints(request, start); !endpoints) return endpoints.error();
   return start;
+}
+
+Status check_kexec_images(const BisectStart& start) {
+  if (start.mode != "kexec") return ok_status();
+  for (const Candidate& candidate : start.candidates) {
+    if (auto files = open_kexec_files(candidate.kernel, candidate.initrd); !files) {
+      return make_error(files.error().code,
+                        "bisect start: candidate " + candidate.name + ": " + files.error().context);
+    }
+  }
+  return ok_status();
 }
 
 std::string make_bisect_id(long long unix_seconds, long long pid) {

@@ -40,6 +40,11 @@ Result<std::vector<Candidate>> request_candidates(const StartRequest& request);
 Result<BisectStart> plan_start(const StartRequest& request, std::vector<Candidate> candidates,
                                std::string id, const PredicateCheck& predicate_check);
 
+// In a kexec bisect, every candidate's kernel and initrd opened and checked as step will before
+// it loads them (kexec_image.h): refused here, before anything is recorded, rather than at a
+// boot half-way through. Other modes boot nothing themselves.
+Status check_kexec_images(const BisectStart& start);
+
 // A bisect id unique on this host: the start time and the starting process.
 std::string make_bisect_id(long long unix_seconds, long long pid);
 

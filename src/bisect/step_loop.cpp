@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "snapshot/json_access.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -44,26 +45,29 @@ Result<Session> measure_here(const Session& session, const StepPlan& plan, const
   if (!recorded) return recorded;
   const std::string& name = session.start.candidates[plan.candidate].name;
   if (const Json* details = object_member(*event, "details")) {
-    out << name << ": " << event->value("verdict", "") << " (" << details->value("why", "")
-        << ")\n";
+    out << terminal_safe(name) << ": " << terminal_safe(event->value("verdict", "")) << " ("
+        << terminal_safe(details->value("why", "")) << ")\n";
   } else {
-    out << name << ": " << event->at("values").dump() << "\n";
+    out << terminal_safe(name) << ": " << event->at("values").dump() << "\n";
   }
   return recorded;
 }
 
 // Records the attempt (unless it was recorded in this very boot, or on a dry run) and kexecs.
 Status boot_into(const Session& session, const StepPlan& plan, const BootIdentity& boot,
-                 StepHost& host, StepJournal& journal, bool dry_run) {
-  if (auto ready = host.prepare_kexec(); !ready) return ready;
+                 StepHost& host, StepJournal& journal, bool dry_run, std::ostream& out) {
+  // The image depends on the bisect's id and plan's attempt only, which recording does not change.
+  const KexecImage image = candidate_image(session, plan, boot);
+  if (auto ready = host.prepare_kexec(image); !ready) return ready;
   const std::string& name = session.start.candidates[plan.candidate].name;
+  out << "booting " << terminal_safe(name) << ", attempt " << plan.attempt << " ("
+      << terminal_safe(plan.why) << ")\n";
   if (plan.kind == StepPlan::Kind::kBoot && !dry_run) {
     // Durable before the jump: the next boot must know what it was meant to be.
     auto recorded = journal.record(attempt_event(name, plan.attempt, boot.boot_id));
     if (!recorded) return recorded.error();
-    return host.kexec(candidate_image(*recorded, plan, boot), dry_run);
   }
-  return host.kexec(candidate_image(session, plan, boot), dry_run);
+  return host.kexec(image, dry_run);
 }
 
 Json crash_record(const std::string& name, const StepPlan& plan) {
@@ -106,24 +110,23 @@ Result<StepOutcome> run_step(Session session, StepHost& host, StepJournal& journ
       case StepPlan::Kind::kWrongBoot:
         return content_error("bisect step: " + plan.why + " (nothing recorded)");
       case StepPlan::Kind::kAddCandidate:
-        out << "isolation test: " << plan.to_add.name << "\n";
+        out << "isolation test: " << terminal_safe(plan.to_add.name) << "\n";
         if (dry_run) return StepOutcome{false, std::move(session)};
         next = journal.record(candidate_event(plan.to_add));
         break;
       case StepPlan::Kind::kRecordCrash:
-        out << plan.why << (dry_run ? " (dry run: not recorded)\n" : "\n");
+        out << terminal_safe(plan.why) << (dry_run ? " (dry run: not recorded)\n" : "\n");
         if (dry_run) return StepOutcome{false, std::move(session)};
         next = journal.record(crash_record(name, plan));
         break;
       case StepPlan::Kind::kMeasureHere:
-        out << "measuring " << name << " (" << plan.why << ")\n";
+        out << "measuring " << terminal_safe(name) << " (" << terminal_safe(plan.why) << ")\n";
         if (dry_run) return StepOutcome{false, std::move(session)};
         next = measure_here(session, plan, *boot, host, journal, out);
         break;
       case StepPlan::Kind::kBoot:
       case StepPlan::Kind::kBootAgain:
-        out << "booting " << name << ", attempt " << plan.attempt << " (" << plan.why << ")\n";
-        if (auto booted = boot_into(session, plan, *boot, host, journal, dry_run); !booted) {
+        if (auto booted = boot_into(session, plan, *boot, host, journal, dry_run, out); !booted) {
           return booted.error();
         }
         return StepOutcome{false, std::move(session)};

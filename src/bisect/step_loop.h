@@ -27,8 +27,9 @@ class StepHost {
   // A functional bisect's verdict event on this boot for the candidate (without boot id and
   // attempt): the start's finding observed here against the endpoints'.
   virtual Result<Json> judge_finding(const Session& session, std::size_t candidate) = 0;
-  // Whether this host can kexec; checked before an attempt is recorded.
-  virtual Status prepare_kexec() = 0;
+  // Whether this host can kexec into image (the machine, and the image's files); checked before
+  // an attempt is recorded.
+  virtual Status prepare_kexec(const KexecImage& image) = 0;
   // Loads the image and jumps into it: returns only on a dry run, or with an error.
   virtual Status kexec(const KexecImage& image, bool dry_run) = 0;
 };

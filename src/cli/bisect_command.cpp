@@ -194,6 +194,7 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
                                           static_cast<long long>(::getpid()));
     const BisectStart start =
         must(plan_start(*args, must(request_candidates(*args)), id, check_predicate));
+    must(check_kexec_images(start));
     auto dir = must(BisectDir::create(*state_dir, start));
     print_outcome(bisect_report(must(dir.session())));
   });

@@ -249,15 +249,14 @@ TEST(SystemdIsPid1, LooksForTheRunDirectory) {
   EXPECT_TRUE(systemd_is_pid1(SysRoot(booted.path())));
 }
 
-TEST(KexecCommands, TheCommandLineStaysOneWord) {
-  const KexecImage image{"/boot/vmlinuz-6.1", "/boot/initrd.img-6.1",
-                         "root=/dev/vda1 quiet dyndbg=\"file x.c +p\" note='it''s'"};
-  EXPECT_EQ(kexec_load_command("/usr/sbin/kexec", image, true),
+TEST(KexecCommands, TheLegacyLoadReadsTheInheritedDescriptorsAndTheCommandLineStaysOneWord) {
+  EXPECT_EQ(kexec_load_command("/usr/sbin/kexec", 5, 6,
+                               "root=/dev/vda1 quiet dyndbg=\"file x.c +p\" note='it''s'"),
             (std::vector<std::string>{
-                "/usr/sbin/kexec", "-s", "-l", "/boot/vmlinuz-6.1", "--initrd=/boot/initrd.img-6.1",
+                "/usr/sbin/kexec", "-l", "/proc/self/fd/5", "--initrd=/proc/self/fd/6",
                 "--command-line=root=/dev/vda1 quiet dyndbg=\"file x.c +p\" note='it''s'"}));
-  EXPECT_EQ(kexec_load_command("/sbin/kexec", {"/k", "", ""}, false),
-            (std::vector<std::string>{"/sbin/kexec", "-l", "/k", "--command-line="}));
+  EXPECT_EQ(kexec_load_command("/sbin/kexec", 3, -1, ""),
+            (std::vector<std::string>{"/sbin/kexec", "-l", "/proc/self/fd/3", "--command-line="}));
 }
 
 TEST(KexecCommands, SystemdShutsDownFirst) {
@@ -267,12 +266,14 @@ TEST(KexecCommands, SystemdShutsDownFirst) {
             (std::vector<std::string>{"/sbin/kexec", "-e"}));
 }
 
-// A kexec that records each call's words as "[w1][w2]..." lines and does what it is told by
-// file: load_file_exit for -s, load_exit for a legacy load; exec always returns 0, as if the jump
-// had not happened.
+// A kexec that records each call's words as "[w1][w2]..." lines and does what it is told: a
+// legacy load reads the kernel through the path it was given (the inherited descriptor) and
+// exits load_exit; exec always returns 0, as if the jump had not happened. kexec_file_load is
+// a function that records what it read from the descriptors and returns file_load_errno.
 class FakeKexec {
  public:
-  explicit FakeKexec(int load_file_exit = 1, int load_exit = 0) {
+  explicit FakeKexec(int file_load_errno = EPERM, int load_exit = 0)
+      : file_load_errno_(file_load_errno) {
     dir_.write("vmlinuz", "kernel");
     dir_.write("initrd.img", "initrd");
     make_executable(dir_, "bin/kexec",
@@ -284,10 +285,7 @@ class FakeKexec {
                         calls_path() +
                         "'\n"
                         "case \"$1\" in\n"
-                        "  -s) echo \"fake kexec_file_load: Operation not permitted\" >&2; exit " +
-                        std::to_string(load_file_exit) +
-                        ";;\n"
-                        "  -l) echo \"fake kexec_load ran\"; exit " +
+                        "  -l) echo \"fake kexec_load read $(cat \"$2\")\"; exit " +
                         std::to_string(load_exit) +
                         ";;\n"
                         "  -e) echo \"fake exec came back\"; exit 0;;\n"
@@ -299,6 +297,11 @@ class FakeKexec {
   KexecImage image(const std::string& command_line = "root=/dev/vda1 x=\"a b\"") const {
     return {dir_.path() + "/vmlinuz", dir_.path() + "/initrd.img", command_line};
   }
+  KexecFiles files(const KexecImage& image) const {
+    auto opened = open_kexec_files(image.kernel, image.initrd);
+    EXPECT_TRUE(opened) << opened.error().describe();
+    return opened ? std::move(*opened) : KexecFiles{};
+  }
   KexecPreflight preflight(bool file, bool legacy) const {
     KexecPreflight preflight;
     preflight.kexec_path = path();
@@ -306,122 +309,137 @@ class FakeKexec {
     preflight.legacy_load_possible = legacy;
     return preflight;
   }
+  // kexec_into with this machine's kexec_file_load.
+  Status into(const KexecPreflight& preflight, const KexecImage& image, bool systemd, bool dry_run,
+              std::ostream& log) {
+    return kexec_into(
+        preflight, image, files(image), systemd, dry_run, log,
+        [this](int kernel, int initrd, const std::string& line) {
+          file_loads_.push_back(contents(kernel) + "|" + contents(initrd) + "|" + line);
+          return file_load_errno_;
+        });
+  }
   std::vector<std::string> calls() const {
     std::ifstream in(calls_path());
     std::stringstream text;
     text << in.rdbuf();
     return split_lines(text.str());
   }
+  const std::vector<std::string>& file_loads() const { return file_loads_; }
   const TempDir& dir() const { return dir_; }
 
  private:
+  static std::string contents(int fd) {
+    if (fd < 0) return "none";
+    std::string buffer(64, '\0');
+    const ssize_t got = ::pread(fd, buffer.data(), buffer.size(), 0);
+    return buffer.substr(0, got > 0 ? static_cast<size_t>(got) : 0);
+  }
   std::string calls_path() const { return dir_.path() + "/calls"; }
   TempDir dir_;
+  int file_load_errno_;
+  std::vector<std::string> file_loads_;
 };
 
 TEST(KexecInto, FallsBackToTheLegacyCallAndReportsAnExecThatReturned) {
-  const FakeKexec kexec;
+  FakeKexec kexec;
   std::ostringstream log;
   const KexecImage image = kexec.image();
-  const Status status = kexec_into(kexec.preflight(true, true), image, false, false, log);
+  const Status status = kexec.into(kexec.preflight(true, true), image, false, false, log);
   ASSERT_FALSE(status);
   EXPECT_NE(status.error().context.find("returned"), std::string::npos)
       << status.error().describe();
   EXPECT_NE(status.error().context.find("still on the old kernel"), std::string::npos);
-  const std::string k = image.kernel;
-  const std::string i = image.initrd;
-  EXPECT_EQ(
-      kexec.calls(),
-      (std::vector<std::string>{
-          "[-s][-l][" + k + "][--initrd=" + i + "][--command-line=root=/dev/vda1 x=\"a b\"]",
-          "[-l][" + k + "][--initrd=" + i + "][--command-line=root=/dev/vda1 x=\"a b\"]", "[-e]"}));
-  // Both loads' output is in the log, so a failing signature check can be read afterwards.
-  EXPECT_NE(log.str().find("fake kexec_file_load: Operation not permitted"), std::string::npos)
+  EXPECT_EQ(kexec.file_loads(),
+            (std::vector<std::string>{"kernel|initrd|root=/dev/vda1 x=\"a b\""}));
+  const auto calls = kexec.calls();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_TRUE(calls[0].starts_with("[-l][/proc/self/fd/")) << calls[0];
+  EXPECT_NE(calls[0].find("][--initrd=/proc/self/fd/"), std::string::npos) << calls[0];
+  EXPECT_TRUE(calls[0].ends_with("][--command-line=root=/dev/vda1 x=\"a b\"]")) << calls[0];
+  EXPECT_EQ(calls[1], "[-e]");
+  // Why the file load failed, and what kexec-tools read through the inherited descriptor.
+  EXPECT_NE(log.str().find("kexec_file_load failed: Operation not permitted"), std::string::npos)
       << log.str();
-  EXPECT_NE(log.str().find("fake kexec_load ran"), std::string::npos);
+  EXPECT_NE(log.str().find("fake kexec_load read kernel"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("fake exec came back"), std::string::npos);
 }
 
-TEST(KexecInto, ALoadThatFailsBothWaysIsAnErrorAndNothingIsExecuted) {
-  const FakeKexec kexec(1, 2);
+TEST(KexecInto, TheFileLoadGetsTheCheckedDescriptorsAndNoInitrdIsNone) {
+  FakeKexec kexec(0, 0);
   std::ostringstream log;
-  const Status status = kexec_into(kexec.preflight(true, true), kexec.image(), false, false, log);
+  KexecImage image = kexec.image("quiet");
+  image.initrd.clear();
+  EXPECT_FALSE(kexec.into(kexec.preflight(true, true), image, false, false, log));
+  EXPECT_EQ(kexec.file_loads(), (std::vector<std::string>{"kernel|none|quiet"}));
+  EXPECT_EQ(kexec.calls(), (std::vector<std::string>{"[-e]"}));
+  EXPECT_NE(log.str().find("loaded with kexec_file_load"), std::string::npos) << log.str();
+}
+
+TEST(KexecInto, ALoadThatFailsBothWaysIsAnErrorAndNothingIsExecuted) {
+  FakeKexec kexec(ENOEXEC, 2);
+  std::ostringstream log;
+  const Status status = kexec.into(kexec.preflight(true, true), kexec.image(), false, false, log);
   ASSERT_FALSE(status);
   const std::string why = status.error().context;
   EXPECT_NE(why.find("could not load"), std::string::npos) << why;
-  EXPECT_NE(why.find("kexec_file_load exited 1 (fake kexec_file_load: Operation not permitted)"),
-            std::string::npos)
+  EXPECT_NE(why.find("kexec_file_load failed: Exec format error"), std::string::npos) << why;
+  EXPECT_NE(why.find("kexec_load exited 2 (fake kexec_load read kernel)"), std::string::npos)
       << why;
-  EXPECT_NE(why.find("kexec_load exited 2 (fake kexec_load ran)"), std::string::npos) << why;
-  EXPECT_EQ(kexec.calls().size(), 2u);
+  EXPECT_EQ(kexec.calls().size(), 1u);
 }
 
 TEST(KexecInto, UsesOnlyTheCallsThePreflightAllows) {
-  const FakeKexec kexec(0, 0);
+  FakeKexec kexec(0, 0);
   std::ostringstream log;
-  EXPECT_FALSE(kexec_into(kexec.preflight(false, true), kexec.image(), false, false, log));
+  EXPECT_FALSE(kexec.into(kexec.preflight(false, true), kexec.image(), false, false, log));
+  EXPECT_TRUE(kexec.file_loads().empty());
   ASSERT_EQ(kexec.calls().size(), 2u);
   EXPECT_EQ(kexec.calls()[0].substr(0, 4), "[-l]");
   EXPECT_EQ(kexec.calls()[1], "[-e]");
 
-  const FakeKexec file_only(0, 0);
-  EXPECT_FALSE(kexec_into(file_only.preflight(true, false), file_only.image(), false, false, log));
-  ASSERT_EQ(file_only.calls().size(), 2u);
-  EXPECT_EQ(file_only.calls()[0].substr(0, 8), "[-s][-l]");
+  FakeKexec file_only(EPERM, 0);
+  EXPECT_FALSE(
+      file_only.into(file_only.preflight(true, false), file_only.image(), false, false, log));
+  EXPECT_EQ(file_only.file_loads().size(), 1u);
+  EXPECT_TRUE(file_only.calls().empty());
 }
 
 TEST(KexecInto, RefusesWhatThePreflightRefused) {
-  const FakeKexec kexec;
+  FakeKexec kexec;
   KexecPreflight preflight = kexec.preflight(true, true);
   preflight.problems.push_back("kexec was not found: install kexec-tools.");
   std::ostringstream log;
-  const Status status = kexec_into(preflight, kexec.image(), false, true, log);
+  const Status status = kexec.into(preflight, kexec.image(), false, true, log);
   ASSERT_FALSE(status);
   EXPECT_NE(status.error().context.find("install kexec-tools"), std::string::npos);
   EXPECT_TRUE(kexec.calls().empty());
+  EXPECT_TRUE(kexec.file_loads().empty());
   EXPECT_TRUE(log.str().empty());
 }
 
-TEST(KexecInto, RefusesAMissingOrUnreadableImage) {
-  const FakeKexec kexec;
+TEST(KexecInto, DryRunPrintsWhatItWouldLoadInertAndRunsNothing) {
+  FakeKexec kexec;
   std::ostringstream log;
-  KexecImage image = kexec.image();
-  image.kernel += ".missing";
-  Status status = kexec_into(kexec.preflight(true, true), image, false, false, log);
-  ASSERT_FALSE(status);
-  EXPECT_EQ(status.error().code, ENOENT);
-  EXPECT_EQ(status.error().context, "kernel " + image.kernel);
-
-  image = kexec.image();
-  image.initrd = kexec.dir().path();  // a directory
-  status = kexec_into(kexec.preflight(true, true), image, false, false, log);
-  ASSERT_FALSE(status);
-  EXPECT_NE(status.error().context.find("initrd"), std::string::npos);
-  EXPECT_NE(status.error().context.find("not a regular file"), std::string::npos);
-
-  image = kexec.image();
-  image.kernel.clear();
-  EXPECT_FALSE(kexec_into(kexec.preflight(true, true), image, false, false, log));
+  const KexecImage image = kexec.image("root=/dev/vda1 note='x y' \x1b]0;pwned\x07");
+  ASSERT_TRUE(kexec.into(kexec.preflight(true, true), image, true, true, log));
   EXPECT_TRUE(kexec.calls().empty());
-}
-
-TEST(KexecInto, DryRunPrintsTheCommandsAndRunsNothing) {
-  const FakeKexec kexec;
-  std::ostringstream log;
-  const KexecImage image = kexec.image("root=/dev/vda1 note='x y'");
-  ASSERT_TRUE(kexec_into(kexec.preflight(true, true), image, true, true, log));
-  EXPECT_TRUE(kexec.calls().empty());
-  const std::string k = image.kernel;
-  const std::string i = image.initrd;
-  EXPECT_EQ(log.str(), kexec.path() + " -s -l " + k + " --initrd=" + i +
-                           " '--command-line=root=/dev/vda1 note='\\''x y'\\'''\n"
-                           "# if that fails: " +
-                           kexec.path() + " -l " + k + " --initrd=" + i +
-                           " '--command-line=root=/dev/vda1 note='\\''x y'\\'''\n"
-                           "systemctl kexec\n");
+  EXPECT_TRUE(kexec.file_loads().empty());
+  const auto lines = split_lines(log.str());
+  ASSERT_EQ(lines.size(), 3u) << log.str();
+  EXPECT_TRUE(lines[0].starts_with("kexec_file_load: kernel " + image.kernel + " (fd "))
+      << lines[0];
+  EXPECT_NE(lines[0].find(", initrd " + image.initrd + " (fd "), std::string::npos) << lines[0];
+  EXPECT_TRUE(
+      lines[0].ends_with(", command line 'root=/dev/vda1 note='\\''x y'\\'' \\x1b]0;pwned\\x07'"))
+      << lines[0];
+  EXPECT_TRUE(lines[1].starts_with("# if that fails: " + kexec.path() + " -l /proc/self/fd/"))
+      << lines[1];
+  EXPECT_EQ(lines[2], "systemctl kexec");
+  EXPECT_EQ(log.str().find('\x1b'), std::string::npos);
 
   std::ostringstream legacy_only;
-  ASSERT_TRUE(kexec_into(kexec.preflight(false, true), image, false, true, legacy_only));
+  ASSERT_TRUE(kexec.into(kexec.preflight(false, true), image, false, true, legacy_only));
   EXPECT_EQ(split_lines(legacy_only.str()).size(), 2u);
   EXPECT_EQ(split_lines(legacy_only.str())[1], kexec.path() + " -e");
 }
@@ -448,19 +466,19 @@ class ScopedPath {
 };
 
 TEST(KexecInto, UnderSystemdAQueuedShutdownIsSuccess) {
-  const FakeKexec kexec(0, 0);
+  FakeKexec kexec(0, 0);
   make_executable(kexec.dir(), "bin/systemctl",
                   "#!/bin/sh\n[ \"$1\" = kexec ] && exit \"$(cat " + kexec.dir().path() +
                       "/systemctl-exit)\"\nexit 99\n");
   kexec.dir().write("systemctl-exit", "0\n");
   const ScopedPath path(kexec.bin() + ":/usr/bin:/bin");
   std::ostringstream log;
-  const Status status = kexec_into(kexec.preflight(true, true), kexec.image(), true, false, log);
+  const Status status = kexec.into(kexec.preflight(true, true), kexec.image(), true, false, log);
   EXPECT_TRUE(status) << status.error().describe();
   EXPECT_NE(log.str().find("systemd is shutting down"), std::string::npos) << log.str();
 
   kexec.dir().write("systemctl-exit", "1\n");
-  const Status refused = kexec_into(kexec.preflight(true, true), kexec.image(), true, false, log);
+  const Status refused = kexec.into(kexec.preflight(true, true), kexec.image(), true, false, log);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().context.find("systemctl kexec returned (exit status 1"),
             std::string::npos)

@@ -23,6 +23,7 @@ class FakeMachine : public StepHost {
   std::size_t culprit = 0;
   std::set<std::size_t> panics;
   bool can_kexec = true;
+  std::string refused_kernel;  // an image whose files the machine refuses
   bool probe_fails = false;
   BootIdentity boot{"boot-1", "r0", "root=/dev/vda1"};
   int boots = 1;
@@ -51,8 +52,10 @@ class FakeMachine : public StepHost {
     event["details"] = {{"why", bad ? "x present" : "x absent"}};
     return event;
   }
-  Status prepare_kexec() override {
+  Status prepare_kexec(const KexecImage& image) override {
     if (!can_kexec) return content_error("bisect step: this machine cannot kexec");
+    if (image.kernel == refused_kernel)
+      return content_error("kernel " + image.kernel + ": refused");
     return ok_status();
   }
   Status kexec(const KexecImage& image, bool dry_run) override {
@@ -177,6 +180,17 @@ TEST(RunStep, FailuresRecordNothing) {
   const auto refused = run_step(journal.session(), no_kexec, journal, false, out);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().describe(), "bisect step: this machine cannot kexec");
+  EXPECT_EQ(journal.events.size(), 1u);
+
+  // An image refused at the boot that would load it records no attempt either.
+  FakeMachine swapped_image;
+  swapped_image.refused_kernel =
+      candidate_image(journal.session(), plan_step(journal.session(), swapped_image.boot),
+                      swapped_image.boot)
+          .kernel;
+  const auto image_refused = run_step(journal.session(), swapped_image, journal, false, out);
+  ASSERT_FALSE(image_refused);
+  EXPECT_NE(image_refused.error().describe().find("refused"), std::string::npos);
   EXPECT_EQ(journal.events.size(), 1u);
 
   FakeMachine broken_probe;

@@ -1,0 +1,39 @@
+#pragma once
+// The files kexec boots as root: whoever can write a kernel image, or any directory on its way,
+// chooses the kernel the machine runs next. So an image is opened one component at a time from
+// "/" and judged on descriptors, the way sudo and OpenSSH judge a path (safe_path): every
+// directory owned by root or by the user running kdrift and writable by nobody else (a
+// root-owned sticky directory such as /tmp excepted: no one can rename what is not theirs
+// there), no symbolic link anywhere, and the image a regular file with the same owners and no
+// group or other write bit. The descriptor that passed is the one loaded, so a path swapped
+// after the check changes nothing.
+
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+#include "util/unique_fd.h"
+
+namespace kdrift {
+
+// path opened O_RDONLY|O_NOFOLLOW|O_CLOEXEC below the checked directories, or EACCES (or the
+// open's errno) whose context names what (kernel, initrd), the path, the offending component,
+// its owner and why. trusted_uid is the user besides root whose files are trusted: the one
+// running kdrift.
+Result<UniqueFd> open_kexec_image(const std::string& path, std::string_view what,
+                                  uid_t trusted_uid = ::geteuid());
+
+// A candidate's kernel and initrd, each opened once by open_kexec_image: what kexec loads.
+struct KexecFiles {
+  UniqueFd kernel;
+  UniqueFd initrd;  // not open: the candidate has none
+};
+
+// An empty initrd path is none; an empty kernel path is an error.
+Result<KexecFiles> open_kexec_files(const std::string& kernel, const std::string& initrd,
+                                    uid_t trusted_uid = ::geteuid());
+
+}  // namespace kdrift
