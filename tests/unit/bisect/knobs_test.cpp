@@ -118,8 +118,9 @@ TEST(UntestedReason, AValueNotOfTheFilesFormIsNeverWritten) {
   const std::string scheduler = "/sys/block/sda/queue/scheduler";
   EXPECT_EQ(reason(read_ahead, "4096"), "");
   EXPECT_EQ(reason(scheduler, "mq-deadline"), "");
-  EXPECT_EQ(reason(read_ahead, "4096\n0"),
-            "the bad snapshot's value \"4096\\x0a0\" is not a decimal number, so it is not written");
+  EXPECT_EQ(
+      reason(read_ahead, "4096\n0"),
+      "the bad snapshot's value \"4096\\x0a0\" is not a decimal number, so it is not written");
   EXPECT_NE(reason(read_ahead, "-1").find("not a decimal number"), std::string::npos);
   EXPECT_NE(reason(read_ahead, std::string(21, '9')).find("not a decimal number"),
             std::string::npos);
