@@ -7,6 +7,7 @@
 
 #include "diff/statistics.h"
 #include "snapshot/json_access.h"
+#include "util/text.h"
 
 namespace kdrift {
 namespace {
@@ -17,6 +18,30 @@ constexpr std::string_view kQueueKnobs[] = {"nomerges", "nr_requests", "read_ahe
                                             "rq_affinity", "wbt_lat_usec"};
 
 constexpr std::string_view kCpufreqDir = "/sys/devices/system/cpu/cpufreq/policy";
+
+// The knobs whose value is a name (an elevator, a governor); every other one takes a number.
+constexpr std::string_view kNamedKnobs[] = {"scheduler", "scaling_governor"};
+// Elevator and governor names are kernel identifiers, 16 characters at most today.
+constexpr size_t kMaxNameLength = 32;
+// A u64 in decimal.
+constexpr size_t kMaxDigits = 20;
+
+bool takes_a_name(const RuntimeKnob& knob) {
+  const std::string_view file = std::string_view(knob.path).substr(knob.path.rfind('/') + 1);
+  return std::find(std::begin(kNamedKnobs), std::end(kNamedKnobs), file) != std::end(kNamedKnobs);
+}
+
+// Whether value has the form the knob's sysfs file takes. The bad value comes from a snapshot,
+// which may be a stranger's: only a plain number or identifier is ever written to the live
+// host, never a newline, a second word or a megabyte of text.
+bool has_the_knobs_form(const RuntimeKnob& knob, std::string_view value) {
+  const bool name = takes_a_name(knob);
+  if (value.empty() || value.size() > (name ? kMaxNameLength : kMaxDigits)) return false;
+  return std::all_of(value.begin(), value.end(), [name](char c) {
+    const bool digit = c >= '0' && c <= '9';
+    return name ? digit || (c >= 'a' && c <= 'z') || c == '_' || c == '-' : digit;
+  });
+}
 
 // A recorded value as the file takes it: numbers were typed by the collector, text is verbatim.
 std::optional<std::string> written_form(const Json* value) {
@@ -104,6 +129,11 @@ std::vector<RuntimeKnob> differing_knobs(const Json& good, const Json& bad) {
 
 std::string untested_reason(const RuntimeKnob& knob, const Result<std::string>& live,
                             const Result<std::string>& target_disk) {
+  if (!has_the_knobs_form(knob, knob.bad)) {
+    return "the bad snapshot's value " + quote_value(knob.bad) + " is not " +
+           (takes_a_name(knob) ? "a scheduler or governor name" : "a decimal number") +
+           ", so it is not written";
+  }
   if (!knob.device.empty()) {
     if (!target_disk) {
       return "the probe's target has no block device of its own (" +

@@ -8,7 +8,6 @@
 #include "cli/output.h"
 #include "cli/probe_arguments.h"
 #include "cli/sysroot_argument.h"
-#include "collect/capture.h"
 #include "report/probe_text.h"
 #include "report/report_text.h"
 #include "report/summary.h"
@@ -39,7 +38,7 @@ void register_audit(CLI::App& app, int& exit_status) {
   args->probe.rounds = kSnapshotRounds;
   args->probe.add_target_options(*command);
   command->callback([args, &exit_status] {
-    Json snapshot = capture_snapshot(sysroot_argument(args->root));
+    Json snapshot = capture_argument(args->root);
     const bool probe = args->probe.profile != "none" && args->root == "/";
     if (probe) {
       const Profile profile = args->probe.resolve_profile();

@@ -5,7 +5,6 @@
 #include "cli/probe_arguments.h"
 #include "cli/prometheus_output.h"
 #include "cli/sysroot_argument.h"
-#include "collect/capture.h"
 #include "util/fatal.h"
 
 namespace kdrift {
@@ -45,7 +44,7 @@ void register_capture(CLI::App& app, int& exit_status) {
   command->callback([args, &exit_status] {
     const bool metrics = args->format == "prometheus";
     const auto rules = metrics ? args->prometheus.rules() : std::vector<Rule>();
-    Json snapshot = capture_snapshot(sysroot_argument(args->root));
+    Json snapshot = capture_argument(args->root);
     if (args->probe.profile != "none") {
       if (args->root != "/") throw FatalError("--probe measures the live host; not with --root");
       const Profile profile = args->probe.resolve_profile();

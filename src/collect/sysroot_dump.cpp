@@ -29,6 +29,7 @@ Result<SysrootDump> dump_sysroot(SysRoot root) {
   SysrootDump dump;
   dump.snapshot = capture_snapshot(root);
   root.record_to(nullptr);
+  if (auto within = root.within_budget(); !within) return within.error();
 
   std::set<std::string> directories = log.directories();
   directories.erase("/");

@@ -89,4 +89,19 @@ Status check_workload(const Workload& workload) {
                        format_size(kMaxBytesInFlight) + " of buffers");
 }
 
+Status check_job_count(std::span<const Workload> workloads) {
+  uint64_t jobs = 0;
+  for (const Workload& workload : workloads) {
+    // Each factor is at most a 1 MiB file's worth of list entries: the product cannot overflow.
+    jobs +=
+        uint64_t{workload.engines.size()} * workload.block_sizes.size() * workload.iodepths.size();
+    if (jobs > kMaxProfileJobs) {
+      return content_error("engines x block sizes x queue depths come to more than " +
+                           std::to_string(kMaxProfileJobs) + " jobs (at workload \"" +
+                           workload.name + "\")");
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace kdrift

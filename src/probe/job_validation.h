@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 
 #include "util/result.h"
 
@@ -23,6 +24,10 @@ inline constexpr uint64_t kMinFileSize = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxFileSize = uint64_t{1} << 44;  // 16 TiB
 // A probe job measures seconds; an hour of ramp or runtime is far beyond any profile's.
 inline constexpr std::chrono::microseconds kMaxJobTime = std::chrono::hours(1);
+// The jobs a profile's matrices may expand to: profiles/blocksize-sweep.toml, the largest
+// built-in, has 28; at a second a job, 1024 already take 17 minutes a round. Counted before
+// anything is expanded, so a 100 KB list of block sizes times depths is refused, not built.
+inline constexpr uint64_t kMaxProfileJobs = 1024;
 
 Result<uint64_t> check_block_size(uint64_t bytes);
 Result<uint32_t> check_iodepth(int64_t depth);
@@ -40,5 +45,7 @@ Result<std::chrono::microseconds> check_ramp(std::chrono::microseconds duration)
 
 // What no single field shows: the buffers the workload's largest job would hold.
 Status check_workload(const Workload& workload);
+// Engines x block sizes x depths summed over the workloads, at most kMaxProfileJobs.
+Status check_job_count(std::span<const Workload> workloads);
 
 }  // namespace kdrift

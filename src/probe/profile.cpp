@@ -3,7 +3,10 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "probe/job_validation.h"
 #include "util/embedded.h"
@@ -180,6 +183,49 @@ Result<Workload> parse_workload(const TomlReader& reader, const toml::table& tab
   return workload;
 }
 
+// The jobs workload expands to, in matrix order, appended to out unless names already has them.
+void expand_workload(const Profile& profile, const Workload& workload, std::set<std::string>& names,
+                     std::vector<ProbeJob>& out) {
+  for (const auto& engine : workload.engines) {
+    for (const auto block_size : workload.block_sizes) {
+      for (const auto iodepth : workload.iodepths) {
+        ProbeJob job;
+        job.workload = workload.name;
+        job.engine = engine;
+        job.rw = workload.rw;
+        job.rwmixread = workload.rwmixread;
+        job.block_size = block_size;
+        job.iodepth = engine.synchronous() ? 1 : iodepth;
+        job.batch_submit = workload.batch_submit;
+        job.batch_complete_min = std::min(workload.batch_complete_min, job.iodepth);
+        job.batch_complete_max = workload.batch_complete_max.value_or(job.batch_complete_min);
+        job.completion_wait = workload.completion_wait;
+        job.like_fio = workload.like_fio;
+        job.ramp = workload.ramp.value_or(profile.ramp);
+        job.runtime = workload.runtime.value_or(profile.runtime);
+        job.sqpoll_cpu = workload.sqpoll_cpu;
+        if (names.insert(job.name()).second) out.push_back(job);
+      }
+    }
+  }
+}
+
+// The names of two workloads that expand to a common job, or nullopt: each workload's own
+// repeats (psync at several depths) are one job, not a clash.
+std::optional<std::pair<std::string, std::string>> job_in_two_workloads(const Profile& profile) {
+  std::map<std::string, const std::string*> owner;
+  for (const auto& workload : profile.workloads) {
+    std::set<std::string> names;
+    std::vector<ProbeJob> jobs;
+    expand_workload(profile, workload, names, jobs);
+    for (const std::string& name : names) {
+      const auto [at, added] = owner.emplace(name, &workload.name);
+      if (!added) return std::pair{*at->second, workload.name};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<ProbeJob> Profile::jobs() const {
@@ -187,30 +233,8 @@ std::vector<ProbeJob> Profile::jobs() const {
   // psync at qd1 and qd16 is the same job, and overrides can make two workloads the same job:
   // each runs once.
   std::set<std::string> names;
-  for (const auto& workload : workloads) {
-    for (const auto& engine : workload.engines) {
-      for (const auto block_size : workload.block_sizes) {
-        for (const auto iodepth : workload.iodepths) {
-          ProbeJob job;
-          job.workload = workload.name;
-          job.engine = engine;
-          job.rw = workload.rw;
-          job.rwmixread = workload.rwmixread;
-          job.block_size = block_size;
-          job.iodepth = engine.synchronous() ? 1 : iodepth;
-          job.batch_submit = workload.batch_submit;
-          job.batch_complete_min = std::min(workload.batch_complete_min, job.iodepth);
-          job.batch_complete_max = workload.batch_complete_max.value_or(job.batch_complete_min);
-          job.completion_wait = workload.completion_wait;
-          job.like_fio = workload.like_fio;
-          job.ramp = workload.ramp.value_or(ramp);
-          job.runtime = workload.runtime.value_or(runtime);
-          job.sqpoll_cpu = workload.sqpoll_cpu;
-          if (names.insert(job.name()).second) out.push_back(job);
-        }
-      }
-    }
-  }
+  for (const auto& workload : workloads)
+    expand_workload(*this, workload, names, out);
   return out;
 }
 
@@ -248,7 +272,7 @@ Status apply_overrides(Profile& profile, const ProfileOverrides& overrides) {
       return content_error("workload \"" + workload.name + "\": " + status.error().describe());
     }
   }
-  return ok_status();
+  return check_job_count(profile.workloads);
 }
 
 Result<Profile> parse_profile(std::string_view text, const std::string& name,
@@ -295,14 +319,12 @@ Result<Profile> parse_profile(std::string_view text, const std::string& name,
     if (!workload) return workload.error();
     profile.workloads.push_back(std::move(*workload));
   }
-  size_t expanded = 0;
-  for (const auto& workload : profile.workloads) {
-    Profile alone = profile;
-    alone.workloads = {workload};
-    expanded += alone.jobs().size();
+  if (auto counted = check_job_count(profile.workloads); !counted) {
+    return reader.error(counted.error().context);
   }
-  if (expanded != profile.jobs().size()) {
-    return reader.error("two workloads give the same job; give them different parameters");
+  if (auto twin = job_in_two_workloads(profile)) {
+    return reader.error("workloads \"" + twin->first + "\" and \"" + twin->second +
+                        "\" give the same job; give them different parameters");
   }
   return profile;
 }

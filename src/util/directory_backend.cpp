@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "util/budgeted_backend.h"
 #include "util/input_file.h"
 #include "util/text.h"
 
@@ -180,6 +181,12 @@ Result<std::vector<DirEntry>> DirectoryBackend::list(const std::string& path) co
       kind = ::fstatat(::dirfd(dir.get()), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
                  ? kind_of_mode(st.st_mode)
                  : EntryKind::kOther;
+    }
+    // A tree another user made may hold millions of names in one directory: past the whole
+    // tree's budget (budgeted_backend.h), reading on would cost memory for nothing.
+    if (lookup_ != Lookup::kHost && entries.size() == kTreeBudget.entries) {
+      return make_error(E2BIG, path + ": more than " + std::to_string(kTreeBudget.entries) +
+                                   " entries in one directory");
     }
     entries.push_back({std::string(name), *kind});
     errno = 0;

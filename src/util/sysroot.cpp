@@ -10,6 +10,7 @@
 
 #include "util/access_log.h"
 #include "util/bounded_json.h"
+#include "util/budgeted_backend.h"
 #include "util/directory_backend.h"
 #include "util/text.h"
 #include "util/unique_fd.h"
@@ -57,13 +58,20 @@ SysRoot::SysRoot(const std::string& root) : root_(normalize(absolute_root(root))
     backend_ = DirectoryBackend::host();
     return;
   }
-  backend_ = std::make_shared<DirectoryBackend>(root_);
+  budget_ = std::make_shared<BudgetedBackend>(std::make_shared<DirectoryBackend>(root_), root_);
+  backend_ = budget_;
   load_manifest();
 }
 
 SysRoot::SysRoot(std::string name, std::shared_ptr<const SysRootBackend> backend)
-    : root_(std::move(name)), backend_(std::move(backend)) {
+    : root_(std::move(name)),
+      budget_(std::make_shared<BudgetedBackend>(std::move(backend), root_)),
+      backend_(budget_) {
   load_manifest();
+}
+
+Status SysRoot::within_budget() const {
+  return budget_ ? budget_->within_budget() : ok_status();
 }
 
 void SysRoot::load_manifest() {

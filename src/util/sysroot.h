@@ -22,6 +22,7 @@
 namespace kdrift {
 
 class AccessLog;
+class BudgetedBackend;
 
 // Name of the manifest a dump carries at its top: errors and unread listings to replay.
 inline constexpr std::string_view kDumpManifest = "kdrift-sysroot.json";
@@ -66,6 +67,10 @@ class SysRoot {
   // Kind of the final component, not following it when it is a symlink.
   Result<EntryKind> kind(std::string_view path) const;
   bool exists(std::string_view path) const { return resolve(path).ok(); }
+  // Whether a tree other than the live host stayed within what a host's capture reads
+  // (util/budgeted_backend.h); past it, every read has failed fast, and what was collected is
+  // not a host's state: callers refuse it.
+  Status within_budget() const;
   // Kernel log records. Live: read non-blocking from /dev/kmsg; in a sysroot: the file dev/kmsg.
   // Read once per reader, so every collector sees the same log and a dump replays it exactly.
   Result<std::string> read_kmsg() const;
@@ -102,6 +107,7 @@ class SysRoot {
   void load_manifest();
 
   std::string root_;
+  std::shared_ptr<const BudgetedBackend> budget_;  // none for the live host
   std::shared_ptr<const SysRootBackend> backend_;
   AccessLog* log_ = nullptr;
   bool complete_dump_ = false;

@@ -6,6 +6,7 @@ the same way from a profile and from a flag. None of these needs root."""
 import gzip
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hostile  # noqa: E402
@@ -110,10 +111,32 @@ def zero_block_profile(directory):
     return path
 
 
+def matrix_profile(directory, entries=20_000):
+    """160 KB of lists: entries block sizes x 4096 depths x 3 engines, 245 million jobs."""
+    path = os.path.join(directory, "matrix.toml")
+    sizes = ", ".join(['"512"'] * entries)
+    depths = ", ".join(str(depth) for depth in range(1, 4097))
+    with open(path, "w") as out:
+        out.write('[[workload]]\nname = "m"\nengines = ["io_uring", "libaio", "psync"]\n'
+                  'rw = "randread"\nbs = [%s]\niodepth = [%s]\n' % (sizes, depths))
+    return path
+
+
+def many_workloads_profile(directory, count=10_000):
+    """A megabyte of one-job workloads: their every pair was once compared (quadratic)."""
+    path = os.path.join(directory, "workloads.toml")
+    with open(path, "w") as out:
+        for i in range(count):
+            out.write('[[workload]]\nname = "w%d"\nengines = ["io_uring"]\nrw = "randread"\n'
+                      'bs = "%d"\niodepth = %d\n' % (i, 512 * (1 + i // 4000), 1 + i % 4000))
+    return path
+
+
 def hostile_inputs(directory):
     return [empty_arrays_gzip(directory), empty_arrays_plain(directory),
             oversized_snapshot(directory), deep_fio_percentile(directory),
-            deep_rule_dir(directory), deep_profile(directory), zero_block_profile(directory)]
+            deep_rule_dir(directory), deep_profile(directory), zero_block_profile(directory),
+            matrix_profile(directory), many_workloads_profile(directory)]
 
 
 # --- the attacks --------------------------------------------------------------------------------
@@ -199,6 +222,23 @@ class ProbeParameters(hostile.Case):
         for args, message in refusals:
             with self.subTest(args=args):
                 self.assertRefused(self.probe(*args), message, max_rss_mib=SMALL_RSS_MIB)
+
+    def test_a_matrix_of_millions_of_jobs_is_refused_before_it_is_expanded(self):
+        # Today's main expanded all 245 million: still running after 60 s.
+        profile = matrix_profile(self.work)
+        started = time.monotonic()
+        run = hostile.run_kdrift(quick_probe(profile, self.work), timeout=30)
+        self.assertRefused(run, profile + ": engines x block sizes x queue depths come to more "
+                           "than 1024 jobs", max_rss_mib=SMALL_RSS_MIB)
+        self.assertLess(time.monotonic() - started, 5)
+
+    def test_a_megabyte_of_workloads_costs_no_quadratic_time(self):
+        # Each workload was expanded with every other: 11 s on today's main for 10,000.
+        profile = many_workloads_profile(self.work)
+        started = time.monotonic()
+        run = hostile.run_kdrift(quick_probe(profile, self.work), timeout=30)
+        self.assertRefused(run, "more than 1024 jobs", max_rss_mib=SMALL_RSS_MIB)
+        self.assertLess(time.monotonic() - started, 5)
 
 
 if __name__ == "__main__":

@@ -108,6 +108,33 @@ TEST(UntestedReason, OnlyTheTargetsKnobsAtTheirGoodValue) {
   EXPECT_EQ(untested_reason(governor, std::string("performance"), std::string("sdb")), "");
 }
 
+// A stranger's bad snapshot chooses what is written: only the file's own grammar gets through.
+TEST(UntestedReason, AValueNotOfTheFilesFormIsNeverWritten) {
+  const auto reason = [](const std::string& path, const std::string& bad) {
+    const RuntimeKnob knob{path, "0", bad, "knob", ""};
+    return untested_reason(knob, std::string("0"), std::string("sda"));
+  };
+  const std::string read_ahead = "/sys/block/sda/queue/read_ahead_kb";
+  const std::string scheduler = "/sys/block/sda/queue/scheduler";
+  EXPECT_EQ(reason(read_ahead, "4096"), "");
+  EXPECT_EQ(reason(scheduler, "mq-deadline"), "");
+  EXPECT_EQ(
+      reason(read_ahead, "4096\n0"),
+      "the bad snapshot's value \"4096\\x0a0\" is not a decimal number, so it is not written");
+  EXPECT_NE(reason(read_ahead, "-1").find("not a decimal number"), std::string::npos);
+  EXPECT_NE(reason(read_ahead, std::string(21, '9')).find("not a decimal number"),
+            std::string::npos);
+  EXPECT_NE(reason(read_ahead, "").find("not a decimal number"), std::string::npos);
+  EXPECT_NE(reason(scheduler, "none kyber").find("not a scheduler or governor name"),
+            std::string::npos);
+  EXPECT_NE(reason(scheduler, "\x1b]0;x\a").find("not a scheduler or governor name"),
+            std::string::npos);
+  EXPECT_NE(reason(scheduler, std::string(33, 'a')).find("not a scheduler"), std::string::npos);
+  EXPECT_NE(reason("/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", "../x")
+                .find("not a scheduler or governor name"),
+            std::string::npos);
+}
+
 TEST(KnobEffect, DirectionFollowsTheStatistic) {
   const std::vector<double> baseline{100, 101, 99, 100.5, 99.5, 100.2};
   const std::vector<double> lower{80, 81, 79, 80.5, 79.5, 80.2};

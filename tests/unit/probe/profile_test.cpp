@@ -239,6 +239,45 @@ TEST(Profile, OverridesAreCheckedAsAProfileIsAndTurnOnIoUringModes) {
             "workload \"w\": block size 64m at queue depth 4096 holds more than 1g of buffers");
 }
 
+// A few hundred bytes of lists would otherwise expand to millions of jobs before any check.
+TEST(Profile, AMatrixPastTheJobBoundIsRefusedBeforeItIsExpanded) {
+  std::string sizes;
+  std::string depths;
+  for (int i = 1; i <= 40; ++i) {
+    sizes += (i > 1 ? ", " : "") + std::to_string(512 * i);
+    depths += (i > 1 ? ", " : "") + std::to_string(i);
+  }
+  const std::string matrix =
+      "[[workload]]\nname = \"m\"\nengines = [\"io_uring\"]\n"
+      "rw = \"randread\"\nbs = [" +
+      sizes + "]\niodepth = [" + depths + "]\n";
+  EXPECT_EQ(parse_error(matrix),
+            "test.toml: engines x block sizes x queue depths come to more than 1024 jobs (at "
+            "workload \"m\"): Invalid argument");
+  Profile profile = parse_ok(
+      "[[workload]]\nname = \"w\"\nengines = [\"io_uring\"]\nrw = \"randread\"\n"
+      "bs = \"4k\"\niodepth = 1\n");
+  ProfileOverrides wide;
+  wide.block_sizes = std::vector<uint64_t>(2000, 4096);
+  const auto refused = apply_overrides(profile, wide);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().describe().find("more than 1024 jobs"), std::string::npos);
+}
+
+TEST(Profile, TwoWorkloadsWithACommonJobAreBothNamed) {
+  const std::string first =
+      "[[workload]]\nname = \"a\"\nengines = [\"psync\"]\nrw = \"randread\"\nbs = \"4k\"\n"
+      "iodepth = [1, 16]\n";
+  // psync at depths 1 and 16 is one job of workload a's own: not a clash.
+  EXPECT_EQ(parse_ok(first).jobs().size(), 1U);
+  const std::string second =
+      "[[workload]]\nname = \"b\"\nengines = [\"io_uring\", \"psync\"]\n"
+      "rw = \"randread\"\nbs = \"4k\"\niodepth = 4\n";
+  EXPECT_EQ(parse_error(first + second),
+            "test.toml: workloads \"a\" and \"b\" give the same job; give them different "
+            "parameters: Invalid argument");
+}
+
 TEST(Profile, AKeyNestedTooDeepIsRefusedBeforeTomlParsesIt) {
   std::string deep = "a = ";
   for (int i = 0; i < 50000; ++i)
