@@ -51,6 +51,7 @@ class ArchiveTreeBuilder {
   // The tar format only, and no filter: the stream is the one layer of compression undone.
   Result<ArchiveTree> read(DecompressedStream& stream) {
     stream_ = &stream;
+    in_header_ = true;  // opening reads the first header's bytes
     ArchiveReadPtr reader(archive_read_new());
     archive_read_support_format_tar(reader.get());
     if (archive_read_open(reader.get(), this, nullptr, &ArchiveTreeBuilder::pull, nullptr) !=
@@ -85,7 +86,7 @@ class ArchiveTreeBuilder {
   Result<std::string_view> next_piece() {
     if (pending_.empty()) {
       auto chunk = stream_->next();
-      if (!chunk) return chunk.error();
+      if (!chunk) return in_member(std::move(chunk.error()));
       pending_ = *chunk;
     }
     const auto piece = pending_.substr(0, kFeedBytes);
@@ -113,6 +114,13 @@ class ArchiveTreeBuilder {
     if (!in_header_) return refuse(why);
     if (members_ == 0) return content_error("the first member: " + why);
     return content_error("the member after " + quote_value(raw_name_) + ": " + why);
+  }
+
+  // A decompression error met within a member's data (a later xz block asking for more memory,
+  // corrupt data) names the member.
+  Error in_member(Error error) const {
+    if (!in_header_) error.context = "member " + quote_value(raw_name_) + ": " + error.context;
+    return error;
   }
 
   Error unreadable(archive* reader) const {

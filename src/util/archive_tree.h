@@ -44,11 +44,12 @@ inline constexpr ArchiveLimits kDumpArchiveLimits{
     // The work an archive may cost, counted as bytes coming out of the decompressor (what a
     // header declares is the stranger's word). A sos report caps each log at 25 MiB and the
     // journal at 100 MiB, so a large server's unpacks to a few hundred MiB; 4 GiB is ten times
-    // that, and decompressing it costs at most about 12 s here (bzip2, the slowest filter, runs
-    // zeros at about 3 s a GiB; gzip, xz, zstd and lz4 are faster).
+    // that. Reaching it on zeros takes bzip2, the slowest filter, about 3 s a GiB on an idle
+    // core (issue 32: 8 GiB in 24 s), so 12 s; with 2 cores shared by 4 builds, bzip2 took 25 s,
+    // xz 17 s, gzip 3 s.
     .decompressed_bytes = uint64_t{4} << 30,
-    // libarchive takes a pax record, a long name or a long link target of up to 1 MiB each; a
-    // sparse map is held as about 3 times its bytes, so this bounds that memory too.
+    // libarchive takes a pax record, a long name or a long link target of up to 1 MiB each; it
+    // holds a sparse map in about twice its bytes (1 GiB of map: 2 GiB), so this bounds that too.
     .header_bytes = uint64_t{4} << 20,
     .decoder_memory = kDecoderMemoryLimit,
 };

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <lzma.h>
 
+#include "util/archive_tree.h"
 #include "util/gzip.h"
+#include "util/tarball.h"
 
 namespace kdrift {
 namespace {
@@ -102,6 +104,24 @@ TEST(DecompressedStream, TruncatedOrCorruptDataIsAnError) {
   const std::string packed = gzip(kPlain, "test").value();
   EXPECT_FALSE(drain(packed.substr(0, packed.size() / 2), 4 << 20).ok());
   EXPECT_FALSE(drain("", 4 << 20).ok());
+}
+
+// Each xz stream (or block) is checked as it starts: one asking too much in the middle of a
+// member's data names the member.
+TEST(DecompressedStream, ALaterStreamBeyondTheLimitNamesTheMemberItCutsInto) {
+  const auto packed = make_tar_gz({{"proc/a", TarMember::Type::kFile, std::string(200000, 'a')}});
+  const auto plain = gunzip(packed.value(), "test").value();
+  ArchiveLimits limits = kDumpArchiveLimits;
+  limits.decoder_memory = 4 << 20;
+  const std::string bytes =
+      xz(plain.substr(0, 100000), 1 << 20) + xz(plain.substr(100000), 8 << 20);
+  auto tree = ArchiveTree::read_bytes(bytes, limits);
+  ASSERT_FALSE(tree.ok());
+  EXPECT_NE(tree.error().describe().find("member \"proc/a\": xz data needs 9 MiB"),
+            std::string::npos)
+      << tree.error().describe();
+  limits.decoder_memory = 16 << 20;
+  EXPECT_TRUE(ArchiveTree::read_bytes(bytes, limits).ok());
 }
 
 }  // namespace
