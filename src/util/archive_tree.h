@@ -44,9 +44,8 @@ inline constexpr ArchiveLimits kDumpArchiveLimits{
     // The work an archive may cost, counted as bytes coming out of the decompressor (what a
     // header declares is the stranger's word). A sos report caps each log at 25 MiB and the
     // journal at 100 MiB, so a large server's unpacks to a few hundred MiB; 4 GiB is ten times
-    // that. Reaching it on zeros takes bzip2, the slowest filter, about 3 s a GiB on an idle
-    // core (issue 32: 8 GiB in 24 s), so 12 s; with 2 cores shared by 4 builds, bzip2 took 25 s,
-    // xz 17 s, gzip 3 s.
+    // that. Reaching it on zeros took bzip2, the slowest filter, 13 s here (xz 7 s, gzip 1.3 s),
+    // and 25 s with the 2 cores shared by 4 builds (xz 17 s, gzip 3 s).
     .decompressed_bytes = uint64_t{4} << 30,
     // libarchive takes a pax record, a long name or a long link target of up to 1 MiB each; it
     // holds a sparse map in about twice its bytes (1 GiB of map: 2 GiB), so this bounds that too.
