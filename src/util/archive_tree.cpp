@@ -6,32 +6,19 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "util/text.h"
 #include "util/unique_fd.h"
+#include "util/units.h"
 
 namespace kdrift {
 namespace {
 
-struct ArchiveDeleter {
-  void operator()(archive* handle) const { archive_read_free(handle); }
-};
-using ReaderPtr = std::unique_ptr<archive, ArchiveDeleter>;
-
-// Filters backed by a linked library only: registering the others (lrzip, lzop, grzip, ...)
-// makes libarchive run an external program on the stranger's bytes.
-ReaderPtr new_reader() {
-  ReaderPtr reader(archive_read_new());
-  archive_read_support_filter_gzip(reader.get());
-  archive_read_support_filter_xz(reader.get());
-  archive_read_support_filter_lzma(reader.get());
-  archive_read_support_filter_bzip2(reader.get());
-  archive_read_support_filter_zstd(reader.get());
-  archive_read_support_filter_lz4(reader.get());
-  archive_read_support_format_tar(reader.get());
-  return reader;
-}
+// What the tar reader is handed per call: a bound on how far a read can overshoot the limits.
+constexpr size_t kFeedBytes = 65536;
 
 std::string type_name(mode_t type) {
   switch (type) {
@@ -48,12 +35,6 @@ std::string type_name(mode_t type) {
   }
 }
 
-Error unreadable(archive* reader) {
-  const char* message = archive_error_string(reader);
-  return content_error(std::string("not a readable tar archive") +
-                       (message != nullptr ? std::string(": ") + message : ""));
-}
-
 std::string parent_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == 0 ? "/" : path.substr(0, slash);
@@ -67,17 +48,88 @@ class ArchiveTreeBuilder {
   ArchiveTreeBuilder(const ArchiveLimits& limits, const HoldPolicy& hold)
       : limits_(limits), hold_(hold) {}
 
-  Result<ArchiveTree> read(archive* reader) {
+  // The tar format only, and no filter: the stream is the one layer of compression undone.
+  Result<ArchiveTree> read(DecompressedStream& stream) {
+    stream_ = &stream;
+    in_header_ = true;  // opening reads the first header's bytes
+    ArchiveReadPtr reader(archive_read_new());
+    archive_read_support_format_tar(reader.get());
+    if (archive_read_open(reader.get(), this, nullptr, &ArchiveTreeBuilder::pull, nullptr) !=
+        ARCHIVE_OK) {
+      return unreadable(reader.get());
+    }
     while (true) {
       archive_entry* entry = nullptr;
-      const int status = archive_read_next_header(reader, &entry);
+      in_header_ = true;
+      header_start_ = decompressed_;
+      const int status = archive_read_next_header(reader.get(), &entry);
+      in_header_ = false;
       if (status == ARCHIVE_EOF) return std::move(tree_);
-      if (status != ARCHIVE_OK) return unreadable(reader);
-      if (auto added = add(reader, entry); !added) return added.error();
+      if (status != ARCHIVE_OK) return unreadable(reader.get());
+      if (auto added = add(reader.get(), entry); !added) return added.error();
     }
   }
 
  private:
+  static la_ssize_t pull(archive* reader, void* client, const void** buffer) {
+    auto* self = static_cast<ArchiveTreeBuilder*>(client);
+    auto piece = self->next_piece();
+    if (!piece) {
+      archive_set_error(reader, piece.error().code, "%s", piece.error().context.c_str());
+      self->stream_error_ = std::move(piece.error());
+      return -1;
+    }
+    *buffer = piece->data();
+    return static_cast<la_ssize_t>(piece->size());
+  }
+
+  Result<std::string_view> next_piece() {
+    if (pending_.empty()) {
+      auto chunk = stream_->next();
+      if (!chunk) return in_member(std::move(chunk.error()));
+      pending_ = *chunk;
+    }
+    const auto piece = pending_.substr(0, kFeedBytes);
+    pending_.remove_prefix(piece.size());
+    if (auto within = charge(piece.size()); !within) return within.error();
+    return piece;
+  }
+
+  // Every byte the decompressor produced and every zero of a sparse hole kdrift wrote.
+  Status charge(uint64_t bytes) {
+    decompressed_ += bytes;
+    if (decompressed_ > limits_.decompressed_bytes) {
+      return refuse_here("brings the archive past " + describe_bytes(limits_.decompressed_bytes) +
+                         " decompressed, the most kdrift reads of one archive");
+    }
+    if (in_header_ && decompressed_ - header_start_ > limits_.header_bytes) {
+      return refuse_here("its headers (names, pax records, sparse map) take more than " +
+                         describe_bytes(limits_.header_bytes));
+    }
+    return ok_status();
+  }
+
+  // Within a header the member is not named yet: the one before it is.
+  Error refuse_here(const std::string& why) const {
+    if (!in_header_) return refuse(why);
+    if (members_ == 0) return content_error("the first member: " + why);
+    return content_error("the member after " + quote_value(raw_name_) + ": " + why);
+  }
+
+  // A decompression error met within a member's data (a later xz block asking for more memory,
+  // corrupt data) names the member.
+  Error in_member(Error error) const {
+    if (!in_header_) error.context = "member " + quote_value(raw_name_) + ": " + error.context;
+    return error;
+  }
+
+  Error unreadable(archive* reader) const {
+    if (stream_error_) return *stream_error_;
+    const char* message = archive_error_string(reader);
+    return content_error(std::string("not a readable tar archive") +
+                         (message != nullptr ? std::string(": ") + message : ""));
+  }
+
   Error refuse(const std::string& why) const {
     return content_error("member " + quote_value(raw_name_) + ": " + why);
   }
@@ -190,40 +242,50 @@ class ArchiveTreeBuilder {
   }
 
   Status add_file(archive* reader, archive_entry* entry, const std::string& path) {
+    if (hold_ && !hold_(path)) return skip_file(reader, path);
     const auto declared =
         archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : la_int64_t{0};
-    if (hold_ && !hold_(path)) return skip_file(reader, path, std::max<la_int64_t>(declared, 0));
     if (auto fits = check_size(static_cast<uint64_t>(std::max<la_int64_t>(declared, 0))); !fits) {
       return fits.error();
     }
-    std::string content;
-    content.reserve(static_cast<size_t>(std::max<la_int64_t>(declared, 0)));
-    char buffer[65536];
-    while (true) {
-      const auto got = archive_read_data(reader, buffer, sizeof buffer);
-      if (got < 0) return unreadable(reader);
-      if (got == 0) break;
-      // Counted as read too: the header's size is the stranger's word.
-      if (auto fits = check_size(content.size() + static_cast<uint64_t>(got)); !fits) {
-        return fits.error();
-      }
-      content.append(buffer, static_cast<size_t>(got));
-    }
+    auto content = read_content(reader, static_cast<size_t>(std::max<la_int64_t>(declared, 0)));
+    if (!content) return content.error();
     // Counted before insert() may find it a repetition: the bound is on what was read.
-    total_bytes_ += content.size();
-    auto node = insert(path, ArchiveTree::Node::Type::kFile, std::move(content));
+    total_bytes_ += content->size();
+    auto node = insert(path, ArchiveTree::Node::Type::kFile, std::move(*content));
     if (!node) return node.error();
     return ok_status();
   }
 
-  // Only the header's size is known without decompressing: a member that lies about it is read
-  // past by libarchive all the same, within what the stream holds.
-  Status skip_file(archive* reader, const std::string& path, la_int64_t declared) {
-    skipped_bytes_ += static_cast<uint64_t>(declared);
-    if (skipped_bytes_ > limits_.skipped_bytes) {
-      return refuse("brings the archive past " + std::to_string(limits_.skipped_bytes) +
-                    " bytes of files not read");
+  // Block by block, each at its offset: the gaps a sparse member leaves (and the one up to its
+  // size) are zeros written here, checked against the limits from the offset before a byte of
+  // them is, and charged as decompressed. Counted as read, not as declared: the header's size is
+  // the stranger's word.
+  Result<std::string> read_content(archive* reader, size_t declared) {
+    std::string content;
+    content.reserve(declared);
+    while (true) {
+      const void* block = nullptr;
+      size_t size = 0;
+      la_int64_t offset = 0;
+      const int status = archive_read_data_block(reader, &block, &size, &offset);
+      if (status != ARCHIVE_OK && status != ARCHIVE_EOF) return unreadable(reader);
+      const bool ended = status == ARCHIVE_EOF;
+      if (offset < 0 || (!ended && static_cast<uint64_t>(offset) < content.size())) {
+        return refuse("sparse blocks out of order");
+      }
+      const uint64_t start = std::max<uint64_t>(static_cast<uint64_t>(offset), content.size());
+      if (auto fits = check_size(start + (ended ? 0 : size)); !fits) return fits.error();
+      if (auto hole = charge(start - content.size()); !hole) return hole.error();
+      content.resize(start, '\0');
+      if (ended) return content;
+      content.append(static_cast<const char*>(block), size);
     }
+  }
+
+  // Only what the decompressor produces is counted (by next_piece): the header's size, or the
+  // sparse map's, is the stranger's word, and libarchive skips past what the header says.
+  Status skip_file(archive* reader, const std::string& path) {
     if (archive_read_data_skip(reader) != ARCHIVE_OK) return unreadable(reader);
     auto node = insert(path, ArchiveTree::Node::Type::kFile, {}, /*held=*/false);
     if (!node) return node.error();
@@ -248,12 +310,28 @@ class ArchiveTreeBuilder {
   std::string raw_name_;
   size_t members_ = 0;
   uint64_t total_bytes_ = 0;
-  uint64_t skipped_bytes_ = 0;
+  DecompressedStream* stream_ = nullptr;
+  std::string_view pending_;  // of the stream's last chunk, not yet handed to the tar reader
+  std::optional<Error> stream_error_;
+  uint64_t decompressed_ = 0;
+  bool in_header_ = false;
+  uint64_t header_start_ = 0;  // decompressed_ when the header being read began
 };
 
 ArchiveTree::ArchiveTree() {
   nodes_["/"];
 }
+
+namespace {
+
+Result<ArchiveTree> read_input(CompressedInput input, const ArchiveLimits& limits,
+                               const HoldPolicy& hold) {
+  auto stream = open_decompressed(std::move(input), limits.decoder_memory);
+  if (!stream) return stream.error();
+  return ArchiveTreeBuilder(limits, hold).read(**stream);
+}
+
+}  // namespace
 
 Result<ArchiveTree> ArchiveTree::read_file(const std::string& path, const ArchiveLimits& limits,
                                            const HoldPolicy& hold) {
@@ -262,20 +340,14 @@ Result<ArchiveTree> ArchiveTree::read_file(const std::string& path, const Archiv
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return make_error(errno, "fstat");
   if (!S_ISREG(st.st_mode)) return content_error("not a regular file");
-  auto reader = new_reader();
-  if (archive_read_open_fd(reader.get(), fd.get(), 65536) != ARCHIVE_OK) {
-    return unreadable(reader.get());
-  }
-  return ArchiveTreeBuilder(limits, hold).read(reader.get());
+  auto input = CompressedInput::of_file(fd.get());
+  if (!input) return input.error();
+  return read_input(std::move(*input), limits, hold);
 }
 
 Result<ArchiveTree> ArchiveTree::read_bytes(std::string_view bytes, const ArchiveLimits& limits,
                                             const HoldPolicy& hold) {
-  auto reader = new_reader();
-  if (archive_read_open_memory(reader.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
-    return unreadable(reader.get());
-  }
-  return ArchiveTreeBuilder(limits, hold).read(reader.get());
+  return read_input(CompressedInput::of_bytes(bytes), limits, hold);
 }
 
 const ArchiveTree::Node* ArchiveTree::find(std::string_view path) const {

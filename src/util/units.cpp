@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "util/text.h"
 
@@ -85,6 +86,18 @@ std::string format_size(uint64_t bytes) {
     ++power;
   }
   return std::to_string(bytes) + kSuffixes[power - 1];
+}
+
+std::string describe_bytes(uint64_t bytes) {
+  static constexpr std::pair<int, const char*> kUnits[] = {
+      {40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}};
+  for (const auto& [shift, unit] : kUnits) {
+    const uint64_t size = uint64_t{1} << shift;
+    if (bytes >= size && bytes % size == 0) return std::to_string(bytes >> shift) + " " + unit;
+  }
+  constexpr uint64_t kMebibyte = uint64_t{1} << 20;
+  if (bytes >= kMebibyte) return std::to_string((bytes + kMebibyte - 1) / kMebibyte) + " MiB";
+  return std::to_string(bytes) + " bytes";
 }
 
 std::string format_duration(std::chrono::microseconds duration) {

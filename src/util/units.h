@@ -19,6 +19,9 @@ std::optional<std::chrono::microseconds> parse_duration(std::string_view text);
 
 // The shortest exact spelling: 4096 -> "4k", 1048576 -> "1m", 1000 -> "1000".
 std::string format_size(uint64_t bytes);
+// For a message: the largest binary unit the size is a whole number of ("4 GiB", "128 MiB"), else
+// MiB rounded up from 1 MiB on ("4097 MiB"), else bytes ("100 bytes").
+std::string describe_bytes(uint64_t bytes);
 // 1500000us -> "1.5s", 250000us -> "250ms".
 std::string format_duration(std::chrono::microseconds duration);
 

@@ -12,6 +12,7 @@ import hashlib
 import io
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -47,15 +48,21 @@ def run_kdrift(args, stdin=None, timeout=120, cwd=None, env=None):
     """Runs kdrift under GNU time; stdin is bytes or None. Never raises on a bad status."""
     with tempfile.NamedTemporaryFile(prefix="kdrift-time.") as rss:
         command = [TIME, "-f", "%M", "-o", rss.name, KDRIFT] + [str(a) for a in args]
-        try:
-            done = subprocess.run(command, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  timeout=timeout, cwd=cwd, env=env,
-                                  stdin=None if stdin is not None else subprocess.DEVNULL)
-        except subprocess.TimeoutExpired as expired:
-            return Run(args, None, expired.stdout or b"", expired.stderr or b"", 0, timed_out=True)
+        # Its own process group, killed whole at the timeout: killing only GNU time would leave
+        # kdrift running on (a decompression bomb for minutes, on the baseline).
+        with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                              env=env, start_new_session=True,
+                              stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL
+                              ) as process:
+            try:
+                stdout, stderr = process.communicate(stdin, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                stdout, stderr = process.communicate()
+                return Run(args, None, stdout, stderr, 0, timed_out=True)
         with open(rss.name) as f:
             lines = [l for l in f.read().split() if l.isdigit()]
-        return Run(args, done.returncode, done.stdout, done.stderr, int(lines[-1]) if lines else 0)
+        return Run(args, process.returncode, stdout, stderr, int(lines[-1]) if lines else 0)
 
 
 def is_root():
@@ -198,3 +205,157 @@ def main():
     if result.testsRun > 0 and len(result.skipped) == result.testsRun:
         sys.exit(77)
     sys.exit(0)
+
+
+# --- decompression bombs (test_decompression.py) ------------------------------------------------
+
+def tar_number(value, width):
+    """A tar header's numeric field: octal when it fits, else GNU's base-256 (first byte 0x80)."""
+    if value < 8 ** (width - 1):
+        return b"%0*o\0" % (width - 1, value)
+    return b"\x80" + value.to_bytes(width - 1, "big")
+
+
+def tar_header(name, size, typeflag=b"0", realsize=None, sparse=(), extended=False):
+    """One 512-byte tar header as an attacker writes it. typeflag b"S" makes an old GNU sparse
+    member: up to 4 (offset, numbytes) pairs of its map in the header, realsize its file size
+    (the size field counts only the bytes stored), extended saying more map blocks follow."""
+    header = bytearray(512)
+    header[0:len(name)] = name.encode()
+    header[100:108] = b"0000644\0"
+    header[108:116] = header[116:124] = b"0000000\0"
+    header[124:136] = tar_number(size, 12)
+    header[136:148] = tar_number(0, 12)
+    header[156:157] = typeflag
+    header[257:265] = b"ustar  \0"  # GNU's magic, which the 'S' type needs
+    for i, (offset, numbytes) in enumerate(sparse):
+        header[386 + 24 * i:398 + 24 * i] = tar_number(offset, 12)
+        header[398 + 24 * i:410 + 24 * i] = tar_number(numbytes, 12)
+    header[482] = 1 if extended else 0
+    if realsize is not None:
+        header[483:495] = tar_number(realsize, 12)
+    header[148:156] = b" " * 8
+    header[148:156] = b"%06o\0 " % sum(header)
+    return bytes(header)
+
+
+def tar_member_header(member):
+    """The header of a plain member, with its data padded to 512 bytes."""
+    padding = bytes(-len(member.data) % 512)
+    return tar_header(member.name, len(member.data)) + member.data + padding
+
+
+def compress(data, compression):
+    """One complete stream: "gz", "bz2", "xz" (1 MiB dictionary), "zst" (the zstd program)."""
+    import bz2, gzip, lzma  # noqa: E401 (only the bombs need them)
+    if compression == "gz":
+        return gzip.compress(data, 6)
+    if compression == "bz2":
+        return bz2.compress(data, 9)
+    if compression == "xz":
+        return lzma.compress(data, format=lzma.FORMAT_XZ,
+                             filters=[{"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 1 << 20}])
+    if compression == "zst":
+        return subprocess.run(["zstd", "-q", "-c", "-3", "--no-check"], input=data,
+                              stdout=subprocess.PIPE, check=True).stdout
+    raise ValueError(compression)
+
+
+def concatenated(path, compression, pieces):
+    """Writes pieces, (bytes, count) pairs, as one compressed stream of their concatenation: each
+    distinct piece compressed once, repeated count times, which gzip members, bzip2 and xz
+    streams and zstd frames all allow. Gigabytes of tar stream cost kilobytes to megabytes."""
+    with open(path, "wb") as f:
+        for data, count in pieces:
+            packed = compress(data, compression)
+            for _ in range(count):
+                f.write(packed)
+    return path
+
+
+ZEROS_PIECE = 64 << 20
+
+
+def sparse_size_bomb(path, compression, stored, members=()):
+    """members, then an old GNU sparse member of a not-held path whose real size is 1 byte over
+    a map of stored bytes, all stored (zeros): its header declares 1 byte, skipping it
+    decompresses stored bytes. stored is a multiple of 64 MiB."""
+    header = b"".join(tar_member_header(m) for m in members) + tar_header(
+        "var/log/sparse", stored, b"S", realsize=1, sparse=[(0, stored)])
+    return concatenated(path, compression, [
+        (header, 1), (bytes(ZEROS_PIECE), stored // ZEROS_PIECE), (bytes(1024), 1)])
+
+
+def sparse_map_bomb(path, compression, map_blocks, members=()):
+    """members, then an old GNU sparse member whose map runs on for map_blocks extension blocks
+    of 21 entries each: libarchive holds every entry, about 2 bytes of memory a byte of map."""
+    entry = tar_number(1, 12) + tar_number(1, 12)
+    block = entry * 21 + b"\x01" + bytes(7)  # 21 entries, "another block follows"
+    last = entry * 21 + bytes(8)
+    header = b"".join(tar_member_header(m) for m in members) + tar_header(
+        "var/log/map", 512, b"S", realsize=2, sparse=[(0, 1)] * 4, extended=True)
+    chunk = 1 << 17  # extension blocks per repeated piece: 64 MiB
+    return concatenated(path, compression, [
+        (header, 1), (block * chunk, map_blocks // chunk), (last + bytes(512) + bytes(1024), 1)])
+
+
+def crc32_le(data):
+    import zlib  # noqa: E401
+    return (zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "little")
+
+
+def xz_declaring_dictionary(path, members, dictionary_byte):
+    """A tar.xz of members, written with a 1 MiB dictionary, whose block header then declares
+    LZMA2 dictionary byte dictionary_byte (40: 4 GiB - 1), its CRC32 recomputed: liblzma
+    allocates what the header declares, however little the data needs."""
+    import lzma  # noqa: E401
+    plain = tar_archive(path + ".tar", members, compression="")
+    with open(plain, "rb") as source, lzma.open(path, "wb", format=lzma.FORMAT_XZ, filters=[
+            {"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 1 << 20}]) as packed:
+        shutil.copyfileobj(source, packed, 1 << 20)
+    os.unlink(plain)
+    with open(path, "r+b") as f:
+        head = bytearray(f.read(1024))
+        start = 12  # after the stream header
+        size = (head[start] + 1) * 4
+        flags, at = head[start + 1], start + 2
+        for present in (0x40, 0x80):  # compressed and uncompressed sizes, as VLIs
+            if flags & present:
+                while head[at] & 0x80:
+                    at += 1
+                at += 1
+        assert head[at:at + 2] == b"\x21\x01", "LZMA2 with one property byte expected"
+        head[at + 2] = dictionary_byte
+        head[start + size - 4:start + size] = crc32_le(bytes(head[start:start + size - 4]))
+        f.seek(0)
+        f.write(head[:start + size])
+    return path
+
+
+def lzma_declaring_dictionary(path, members, dictionary):
+    """A tar.lzma (legacy format) of members whose header declares a dictionary of dictionary
+    bytes (written with 1 MiB)."""
+    import lzma  # noqa: E401
+    plain = tar_archive(path + ".tar", members, compression="")
+    with open(plain, "rb") as source, lzma.open(path, "wb", format=lzma.FORMAT_ALONE, filters=[
+            {"id": lzma.FILTER_LZMA1, "preset": 0, "dict_size": 1 << 20}]) as packed:
+        shutil.copyfileobj(source, packed, 1 << 20)
+    os.unlink(plain)
+    with open(path, "r+b") as f:
+        f.seek(1)
+        f.write(dictionary.to_bytes(4, "little"))
+    return path
+
+
+def zstd_declaring_window(path, members, window_log):
+    """A tar.zst of members whose frame declares a window of 2^window_log bytes (the zstd
+    program writes a frame without content size from a pipe, so the window byte is the 5th)."""
+    plain = tar_archive(path + ".tar", members, compression="")
+    with open(plain, "rb") as source:
+        packed = bytearray(compress(source.read(), "zst"))
+    os.unlink(plain)
+    assert packed[4] & 0xE0 == 0, "a frame with a window descriptor and no content size expected"
+    packed[5] = (window_log - 10) << 3
+    with open(path, "wb") as f:
+        f.write(packed)
+    return path

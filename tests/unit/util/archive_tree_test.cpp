@@ -108,11 +108,22 @@ TEST(ArchiveTree, RefusesEverythingButFilesDirectoriesAndSymlinks) {
   }
 }
 
+// Small limits: content in bytes, decompression in the 64 KiB pieces the tar reader is fed.
+ArchiveLimits small_limits(uint64_t decompressed_bytes = uint64_t{1} << 20,
+                           uint64_t header_bytes = uint64_t{1} << 20) {
+  return {.total_bytes = 20,
+          .member_bytes = 12,
+          .members = 10,
+          .depth = 4,
+          .decompressed_bytes = decompressed_bytes,
+          .header_bytes = header_bytes,
+          .decoder_memory = kDecoderMemoryLimit};
+}
+
 // A sos report holds logs and symbol tables no capture reads: their names are kept, their bytes
-// neither held nor counted against the content limits, only against skipped_bytes.
+// neither held nor counted against the content limits, only against what decompressing costs.
 TEST(ArchiveTree, FilesOutsideTheHoldPolicyAreNamesOnly) {
-  const ArchiveLimits limits{
-      .total_bytes = 20, .member_bytes = 12, .members = 10, .depth = 4, .skipped_bytes = 100};
+  const auto limits = small_limits();
   const HoldPolicy hold = [](std::string_view path) { return path.starts_with("/h/proc/"); };
   const std::string log(45, 'l');
   auto tree = ArchiveTree::read_bytes(
@@ -127,16 +138,84 @@ TEST(ArchiveTree, FilesOutsideTheHoldPolicyAreNamesOnly) {
   EXPECT_EQ(syslog->type, Type::kFile);
   EXPECT_FALSE(syslog->held);
   EXPECT_EQ(syslog->data, "");
-  // The bytes skipped are bounded too: skipping still decompresses them.
-  EXPECT_NE(refusal(tar({ustar("h/a", '0', std::string(90, 'l')),
-                         ustar("h/b", '0', std::string(11, 'x'))}),
-                    limits, hold)
-                .find("member \"h/b\": brings the archive past 100 bytes of files not read"),
-            std::string::npos);
   // What the policy holds is held to the content limits as before.
   EXPECT_NE(refusal(tar({ustar("h/proc/big", '0', std::string(13, 'x'))}), limits, hold)
                 .find("13 bytes, more than the 12"),
             std::string::npos);
+}
+
+// Skipping still decompresses: the bytes count as they come out, whatever the header declared.
+TEST(ArchiveTree, SkippedBytesCountAgainstTheDecompressionBudget) {
+  const HoldPolicy hold = [](std::string_view path) { return path.starts_with("/h/proc/"); };
+  const std::string big(200 << 10, 'l');
+  const auto members = {ustar("h/proc/cmdline", '0', "quiet\n"), ustar("h/var/log/big", '0', big)};
+  EXPECT_TRUE(ArchiveTree::read_bytes(tar(members), small_limits(256 << 10), hold).ok());
+  EXPECT_NE(refusal(tar(members), small_limits(128 << 10), hold)
+                .find("member \"h/var/log/big\": brings the archive past 128 KiB decompressed"),
+            std::string::npos);
+}
+
+TEST(ArchiveTree, AMembersHeadersAreBounded) {
+  // A GNU long name of 300 KiB: libarchive takes up to 1 MiB of one.
+  const std::string long_name = ustar("././@LongLink", 'L', std::string(300 << 10, 'n') + '\0');
+  const auto bytes = tar({ustar("a", '0', "x"), long_name, ustar("b", '0', "y")});
+  const auto error = refusal(bytes, small_limits(uint64_t{1} << 20, 128 << 10));
+  EXPECT_NE(error.find("the member after \"a\": its headers (names, pax records, sparse map) "
+                       "take more than 128 KiB"),
+            std::string::npos)
+      << error;
+}
+
+// An old GNU sparse member ('S'): the map in its header, realsize at 483, only the data stored.
+std::string gnu_sparse(const std::string& name, uint64_t realsize,
+                       const std::vector<std::pair<uint64_t, uint64_t>>& map,
+                       const std::string& data) {
+  std::string member = ustar(name, 'S', data);
+  auto field = [&member](size_t at, uint64_t value) {
+    char text[13];
+    std::snprintf(text, sizeof text, "%011llo", static_cast<unsigned long long>(value));
+    std::memcpy(member.data() + at, text, 12);
+  };
+  std::memcpy(member.data() + 257, "ustar  \0", 8);  // GNU's magic, which 'S' needs
+  for (size_t i = 0; i < map.size() && i < 4; ++i) {
+    field(386 + i * 24, map[i].first);
+    field(386 + i * 24 + 12, map[i].second);
+  }
+  field(483, realsize);
+  std::memset(member.data() + 148, ' ', 8);
+  unsigned sum = 0;
+  for (size_t i = 0; i < 512; ++i)
+    sum += static_cast<unsigned char>(member[i]);
+  std::snprintf(member.data() + 148, 8, "%06o", sum);
+  return member;
+}
+
+TEST(ArchiveTree, ASparseMemberCostsWhatItExpandsTo) {
+  auto tree =
+      ArchiveTree::read_bytes(tar({gnu_sparse("s", 12, {{0, 2}, {8, 2}}, "abcd")}), small_limits());
+  ASSERT_TRUE(tree.ok()) << tree.error().describe();
+  EXPECT_EQ(tree->find("/s")->data, std::string("ab\0\0\0\0\0\0cd\0\0", 12));
+  // A hole up to 64 GiB - 1 claiming a 1-byte file: refused from the offset, no zero written.
+  const uint64_t far = (uint64_t{1} << 36) - 2;
+  auto error = refusal(tar({gnu_sparse("s", 1, {{0, 1}, {far, 1}}, "ab")}));
+  EXPECT_NE(error.find("member \"s\": " + std::to_string(far + 1) + " bytes, more than the"),
+            std::string::npos)
+      << error;
+  // A size of 1 byte over 200 KiB stored: skipped, it pays for what libarchive really skips.
+  const HoldPolicy hold = [](std::string_view path) { return path.starts_with("/h/proc/"); };
+  const std::string big(200 << 10, 'l');
+  error = refusal(tar({gnu_sparse("h/var/big", 1, {{0, big.size()}}, big)}),
+                  small_limits(128 << 10), hold);
+  EXPECT_NE(error.find("member \"h/var/big\": brings the archive past 128 KiB decompressed"),
+            std::string::npos)
+      << error;
+  // Holes are charged as decompressed bytes.
+  ArchiveLimits roomy = small_limits(128 << 10);
+  roomy.member_bytes = roomy.total_bytes = uint64_t{1} << 20;
+  error = refusal(tar({gnu_sparse("s", 200 << 10, {{0, 1}, {(200 << 10) - 1, 1}}, "ab")}), roomy);
+  EXPECT_NE(error.find("member \"s\": brings the archive past 128 KiB decompressed"),
+            std::string::npos)
+      << error;
 }
 
 TEST(ArchiveTree, RefusesASymlinkWithoutTarget) {
@@ -144,8 +223,9 @@ TEST(ArchiveTree, RefusesASymlinkWithoutTarget) {
 }
 
 TEST(ArchiveTree, EachLimitRefusesTheMemberThatCrossesIt) {
-  const ArchiveLimits limits{
-      .total_bytes = 20, .member_bytes = 12, .members = 3, .depth = 3, .skipped_bytes = 0};
+  ArchiveLimits limits = small_limits();
+  limits.members = 3;
+  limits.depth = 3;
   auto within = ArchiveTree::read_bytes(
       tar({ustar("a/b/c", '0', std::string(12, 'x')), ustar("d", '0', std::string(8, 'y'))}),
       limits);
