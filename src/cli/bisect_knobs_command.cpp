@@ -118,9 +118,8 @@ std::optional<TrustedDir> knob_records(const std::string& state_dir, bool dry_ru
 }
 
 [[noreturn]] void refuse_leftover(const Error& error) {
-  throw FatalError(
-      "bisect knobs: a previous run left a knob applied and it cannot be restored: " +
-      error.describe() + " (the record stays)");
+  throw FatalError("bisect knobs: a previous run left a knob applied and it cannot be restored: " +
+                   error.describe() + " (the record stays)");
 }
 
 // A knob a killed run left applied goes back first: the live values decide what is tested. On a

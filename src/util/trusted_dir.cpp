@@ -49,6 +49,12 @@ Result<std::vector<std::string>> components(const std::string& path) {
   return parts;
 }
 
+// "path: component" naming where on the way the walk stopped, or the component alone when it is
+// the path.
+std::string where(const std::string& component, const std::string& path) {
+  return component == path ? component : path + ": " + component;
+}
+
 std::string octal_mode(mode_t mode) {
   char text[8];
   std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
@@ -74,7 +80,7 @@ Status check_opened(int fd, const std::string& component, const std::string& pat
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno, path + ": stat " + component);
   if (const std::string why = untrusted(st, last); !why.empty()) {
-    return make_error(EPERM, path + ": " + component + " is " + why + "; " + kWhyTrusted);
+    return make_error(EPERM, where(component, path) + " is " + why + "; " + kWhyTrusted);
   }
   return ok_status();
 }
@@ -84,11 +90,11 @@ Error open_failure(int code, int parent, const std::string& name, const std::str
   struct stat st {};
   if ((code == ENOTDIR || code == ELOOP) &&
       ::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-    return make_error(ELOOP, path + ": " + component +
+    return make_error(ELOOP, where(component, path) +
                                  " is a symbolic link; none is followed on the way to a "
                                  "directory kdrift keeps state in (give the real path)");
   }
-  return make_error(code, path + ": " + component);
+  return make_error(code, where(component, path));
 }
 
 // Walks from parent into name (component: the path walked so far, for messages), creating it
