@@ -204,10 +204,11 @@ class KnobRecords(hostile.Case):
             self.devices.append(name)
         self.snapshot = os.path.join(SNAPSHOTS, "intel-lazy.json.gz")
 
-    def knobs(self, state):
+    def knobs(self, state, *extra):
         # Both sides the same snapshot: no knob differs, so the run restores and ends.
         return bisect(state, "knobs", "--good", self.snapshot, "--bad", self.snapshot,
-                      "--metric", "probe:quick:sync:1:iops", "--target", self.work, timeout=120)
+                      "--metric", "probe:quick:sync:1:iops", "--target", self.work, *extra,
+                      timeout=120)
 
     def plant(self, directory, record):
         os.makedirs(directory, exist_ok=True)
@@ -255,6 +256,9 @@ class KnobRecords(hostile.Case):
                 with self.subTest(file=dangerous, applied=applied):
                     self.plant(state, knob_record(applied, [(attribute, read_ahead(device)),
                                                             (dangerous, current)]))
+                    # The plan says so too, rather than promising a restore that would not run.
+                    run = self.knobs(state, "--dry-run")
+                    self.assertRefused(run, os.path.join(state, "applied.json"), dangerous)
                     run = self.knobs(state)
                     self.assertRefused(run, os.path.join(state, "applied.json"), dangerous)
                     with open(dangerous) as f:
