@@ -2,65 +2,31 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 
 #include "bisect/isolation.h"
 #include "bisect/journal.h"
-#include "util/atomic_file.h"
 
 namespace kdrift {
 namespace {
 
-std::string journal_path(const std::string& dir) {
-  return dir + "/journal.jsonl";
-}
-std::string state_path(const std::string& dir) {
-  return dir + "/state.json";
-}
-std::string lock_path(const std::string& dir) {
-  return dir + "/lock";
-}
-
-// The journal names the kernels `step` kexecs as root: a directory another user can write to
-// (theirs, or group/world-writable like a path under /tmp) would let them choose those kernels.
-Status check_private(const std::string& dir) {
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return make_error(errno, dir);
-  if (!S_ISDIR(st.st_mode)) return make_error(ENOTDIR, dir + ": not a directory");
-  if (st.st_uid != ::geteuid()) {
-    return make_error(EPERM, dir + ": owned by uid " + std::to_string(st.st_uid) +
-                                 ", not by the user running kdrift; a bisect's state must be "
-                                 "writable by that user alone");
-  }
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-    return make_error(EPERM, dir +
-                                 ": writable by its group or by others (chmod go-w); a "
-                                 "bisect's state must be writable by its owner alone");
-  }
-  return ok_status();
-}
+constexpr const char* kJournal = "journal.jsonl";
+constexpr const char* kState = "state.json";
+constexpr const char* kLock = "lock";
 
 // Holds the directory's lock; another holder makes this an error naming the directory rather
 // than a wait: a second `step` has nothing to do while the first one runs.
-Result<UniqueFd> take_lock(const std::string& dir) {
-  if (auto checked = check_private(dir); !checked) return checked.error();
-  UniqueFd fd(::open(lock_path(dir).c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return make_error(errno, "open " + lock_path(dir));
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+Result<UniqueFd> take_lock(const TrustedDir& dir) {
+  auto fd = dir.open_file(kLock, O_RDWR | O_CREAT, 0600);
+  if (!fd) return fd.error();
+  if (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) {
-      return make_error(EBUSY, dir + ": another kdrift bisect command is running on it");
+      return make_error(EBUSY, dir.path() + ": another kdrift bisect command is running on it");
     }
-    return make_error(errno, "lock " + lock_path(dir));
+    return make_error(errno, "lock " + dir.path_of(kLock));
   }
   return fd;
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
 }
 
 std::string verdict_text(const Search& search, std::size_t index, const SearchConfig& config) {
@@ -76,35 +42,36 @@ std::string verdict_text(const Search& search, std::size_t index, const SearchCo
 }  // namespace
 
 Result<BisectDir> BisectDir::create(const std::string& path, const BisectStart& start) {
-  if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-    return make_error(errno, "create bisect directory " + path);
-  }
-  auto lock = take_lock(path);
+  auto opened = TrustedDir::open(path, TrustedDir::Missing::kCreate, 0755);
+  if (!opened) return opened.error();
+  auto lock = take_lock(*opened);
   if (!lock) return lock.error();
-  if (exists(journal_path(path))) {
+  if (opened->contains(kJournal)) {
     return make_error(EEXIST, path +
                                   ": a bisect is already recorded here (kdrift bisect reset "
                                   "ends it)");
   }
-  BisectDir dir(path, std::move(*lock));
+  BisectDir dir(std::move(*opened), std::move(*lock));
   if (auto recorded = dir.record(start_event(start)); !recorded) return recorded.error();
   return dir;
 }
 
 Result<BisectDir> BisectDir::open(const std::string& path) {
-  if (!exists(journal_path(path))) {
+  auto opened = TrustedDir::open(path);
+  if (!opened && opened.error().code != ENOENT) return opened.error();
+  if (!opened || !opened->contains(kJournal)) {
     return make_error(ENOENT, path +
                                   ": no bisect is recorded here (kdrift bisect start begins "
                                   "one)");
   }
-  auto lock = take_lock(path);
+  auto lock = take_lock(*opened);
   if (!lock) return lock.error();
-  return BisectDir(path, std::move(*lock));
+  return BisectDir(std::move(*opened), std::move(*lock));
 }
 
 Result<std::vector<Json>> BisectDir::events() const {
-  if (!exists(journal_path(path_))) return std::vector<Json>{};
-  auto contents = read_journal(journal_path(path_));
+  if (!dir_.contains(kJournal)) return std::vector<Json>{};
+  auto contents = read_journal(dir_, kJournal);
   if (!contents) return contents.error();
   return std::move(contents->events);
 }
@@ -112,7 +79,7 @@ Result<std::vector<Json>> BisectDir::events() const {
 Result<Session> BisectDir::session() const {
   auto recorded = events();
   if (!recorded) return recorded.error();
-  return replay(*recorded, journal_path(path_));
+  return replay(*recorded, dir_.path_of(kJournal));
 }
 
 Result<Session> BisectDir::record(const Json& event) {
@@ -121,9 +88,9 @@ Result<Session> BisectDir::record(const Json& event) {
   auto recorded = events();
   if (!recorded) return recorded.error();
   recorded->push_back(event);
-  auto replayed = replay(*recorded, journal_path(path_));
+  auto replayed = replay(*recorded, dir_.path_of(kJournal));
   if (!replayed) return replayed.error();
-  auto journal = Journal::open(journal_path(path_));
+  auto journal = Journal::open(dir_, kJournal);
   if (!journal) return journal.error();
   if (auto appended = journal->append(event); !appended) return appended.error();
   if (auto written = write_state(*replayed); !written) return written.error();
@@ -131,19 +98,16 @@ Result<Session> BisectDir::record(const Json& event) {
 }
 
 Status BisectDir::write_state(const Session& session) const {
-  return write_file_atomically(state_path(path_), bisect_report(session).dump(2) + "\n");
+  return dir_.replace_file(kState, bisect_report(session).dump(2) + "\n");
 }
 
 Status BisectDir::remove() {
-  for (const std::string& file : {journal_path(path_), state_path(path_), lock_path(path_)}) {
-    if (::unlink(file.c_str()) != 0 && errno != ENOENT) return make_error(errno, "remove " + file);
+  for (const char* file : {kJournal, kState, kLock}) {
+    if (auto removed = dir_.remove_file(file); !removed) return removed;
   }
   lock_.reset();
   // Only when empty: the directory may be the user's own --state-dir holding other files.
-  if (::rmdir(path_.c_str()) != 0 && errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT) {
-    return make_error(errno, "remove " + path_);
-  }
-  return ok_status();
+  return dir_.remove_if_empty();
 }
 
 Json bisect_report(const Session& session) {

@@ -2,13 +2,17 @@
 // Where a bisect lives between boots (/var/lib/kdrift/bisect unless --state-dir is given):
 // journal.jsonl, the append-only truth (journal.h); state.json, the replay's summary for
 // `status` and for outside scripts, replaced atomically after every event; and a lock file, so
-// that two `step`s (a systemd unit and a user at the console) never record at once.
+// that two `step`s (a systemd unit and a user at the console) never record at once. The journal
+// names the kernels `step` kexecs as root, so the directory is a TrustedDir: opened once,
+// refused when another user could write it or any directory above it, and used only through
+// its descriptor.
 
 #include <string>
 #include <vector>
 
 #include "bisect/session.h"
 #include "util/result.h"
+#include "util/trusted_dir.h"
 #include "util/unique_fd.h"
 
 namespace kdrift {
@@ -23,7 +27,9 @@ class BisectDir {
   // The bisect recorded there; an error naming the directory when there is none.
   static Result<BisectDir> open(const std::string& path);
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path(); }
+  // The directory itself, for what a step keeps beside the journal (its snapshots).
+  const TrustedDir& directory() const { return dir_; }
   // The journal's events, oldest first. A torn last line (a crash during an append) is left out.
   Result<std::vector<Json>> events() const;
   // The journal replayed.
@@ -35,10 +41,10 @@ class BisectDir {
   Status remove();
 
  private:
-  BisectDir(std::string path, UniqueFd lock) : path_(std::move(path)), lock_(std::move(lock)) {}
+  BisectDir(TrustedDir dir, UniqueFd lock) : dir_(std::move(dir)), lock_(std::move(lock)) {}
   Status write_state(const Session& session) const;
 
-  std::string path_;
+  TrustedDir dir_;
   UniqueFd lock_;  // flock'd for this object's life
 };
 

@@ -19,19 +19,6 @@ constexpr size_t kMaxJournalBytes = size_t{256} << 20;
 // dozen numbers. Far beyond is not an event kdrift wrote.
 constexpr JsonLimits kEventLimits{.max_depth = 16, .max_values = 100'000};
 
-std::string directory_of(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-Status fsync_directory(const std::string& directory) {
-  UniqueFd dir(::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!dir) return make_error(errno, "open directory " + directory);
-  if (::fsync(dir.get()) != 0) return make_error(errno, "fsync directory " + directory);
-  return ok_status();
-}
-
 // An append cut short by a crash leaves a last line without its newline: it was never
 // acknowledged, so it is cut off before anything is appended after it (which would otherwise
 // glue the next event onto it).
@@ -53,25 +40,22 @@ Result<bool> drop_torn_tail(int fd, const std::string& path) {
 
 }  // namespace
 
-Result<Journal> Journal::open(const std::string& path) {
-  struct stat st {};
-  const bool existed = ::stat(path.c_str(), &st) == 0;
-  // Never through a symlink someone planted in the state directory, never into a device or FIFO.
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!fd) return make_error(errno, "open journal " + path);
-  if (::fstat(fd.get(), &st) != 0) return make_error(errno, "stat journal " + path);
-  if (!S_ISREG(st.st_mode)) return content_error("journal " + path + " is not a regular file");
+Result<Journal> Journal::open(const TrustedDir& dir, const std::string& name) {
+  const std::string path = dir.path_of(name);
+  const bool existed = dir.contains(name);
+  // Never through a symlink, never into a device or FIFO (open_file refuses both).
+  auto fd = dir.open_file(name, O_RDWR | O_APPEND | O_CREAT, 0600);
+  if (!fd) return make_error(fd.error().code, "journal: " + fd.error().context);
   bool dropped = false;
   if (existed) {
-    auto cut = drop_torn_tail(fd.get(), path);
+    auto cut = drop_torn_tail(fd->get(), path);
     if (!cut) return cut.error();
     dropped = *cut;
   } else {
-    if (::fsync(fd.get()) != 0) return make_error(errno, "fsync journal " + path);
-    auto synced = fsync_directory(directory_of(path));
-    if (!synced) return synced.error();
+    if (::fsync(fd->get()) != 0) return make_error(errno, "fsync journal " + path);
+    if (auto synced = dir.sync(); !synced) return synced.error();
   }
-  return Journal(path, std::move(fd), dropped);
+  return Journal(path, std::move(*fd), dropped);
 }
 
 Status Journal::append(const Json& event) {
@@ -87,10 +71,9 @@ Status Journal::append(const Json& event) {
   return ok_status();
 }
 
-Result<JournalContents> read_journal(const std::string& path) {
-  auto read = read_whole_file(path, kMaxJournalBytes);
-  if (!read) return make_error(read.error().code, "journal: " + read.error().context);
-  const std::string& text = *read;
+namespace {
+
+Result<JournalContents> parse_journal(const std::string& text, const std::string& path) {
   JournalContents contents;
   size_t start = 0;
   size_t line_number = 0;
@@ -113,6 +96,20 @@ Result<JournalContents> read_journal(const std::string& path) {
     contents.events.push_back(std::move(*event));
   }
   return contents;
+}
+
+}  // namespace
+
+Result<JournalContents> read_journal(const TrustedDir& dir, const std::string& name) {
+  auto read = dir.read_file(name, kMaxJournalBytes);
+  if (!read) return make_error(read.error().code, "journal: " + read.error().context);
+  return parse_journal(*read, dir.path_of(name));
+}
+
+Result<JournalContents> read_journal(const std::string& path) {
+  auto read = read_whole_file(path, kMaxJournalBytes);
+  if (!read) return make_error(read.error().code, "journal: " + read.error().context);
+  return parse_journal(*read, path);
 }
 
 }  // namespace kdrift

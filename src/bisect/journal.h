@@ -12,15 +12,16 @@
 
 #include "snapshot/snapshot.h"
 #include "util/result.h"
+#include "util/trusted_dir.h"
 #include "util/unique_fd.h"
 
 namespace kdrift {
 
 class Journal {
  public:
-  // Opens path for appending, creating it (and fsyncing its directory, so that the new name
-  // survives a crash too) when it does not exist, and cutting off a torn last line.
-  static Result<Journal> open(const std::string& path);
+  // Opens the file name in dir for appending, creating it (and fsyncing dir, so that the new
+  // name survives a crash too) when it does not exist, and cutting off a torn last line.
+  static Result<Journal> open(const TrustedDir& dir, const std::string& name);
 
   // One event as one line, durable when this returns.
   Status append(const Json& event);
@@ -46,7 +47,9 @@ struct JournalContents {
 
 // Every event, in order; an unterminated last line is a torn append and is left out. A
 // terminated line that is not a JSON object is an error naming the file and line: a journal
-// edited by hand or damaged otherwise is not silently skipped over.
+// edited by hand or damaged otherwise is not silently skipped over. The journal of a bisect
+// directory (name in dir), or a file the user gives (`bisect replay`).
+Result<JournalContents> read_journal(const TrustedDir& dir, const std::string& name);
 Result<JournalContents> read_journal(const std::string& path);
 
 }  // namespace kdrift

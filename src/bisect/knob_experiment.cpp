@@ -18,14 +18,14 @@ Status stopped_by(int signal) {
 // One round: the baseline, then each testable knob alone. An exception while measuring unwinds
 // through the applied knob, which puts the good value back.
 Status run_round(KnobExperiment& experiment, KnobBench& bench, const SysRoot& root,
-                 const std::string& record) {
+                 const TrustedDir& records) {
   auto baseline = bench.measure(experiment.metric, experiment.target);
   if (!baseline) return baseline.error();
   experiment.baseline.push_back(*baseline);
   if (const int signal = bench.stop_signal(); signal != 0) return stopped_by(signal);
   for (KnobRow& row : experiment.rows) {
     if (!row.why.empty()) continue;
-    auto held = AppliedKnob::apply(root, record, row.knob);
+    auto held = AppliedKnob::apply(root, records, row.knob);
     if (!held) {
       row.why = "could not apply it: " + held.error().describe();
       row.values.clear();
@@ -36,8 +36,8 @@ Status run_round(KnobExperiment& experiment, KnobBench& bench, const SysRoot& ro
     row.values.push_back(*value);
     if (auto restored = held->restore(); !restored) {
       return content_error("bisect knobs: could not restore " + row.knob.label + ": " +
-                           restored.error().describe() + " (the record stays in " + record +
-                           "; the next run retries)");
+                           restored.error().describe() + " (the record stays in " +
+                           records.path_of(kAppliedKnobRecord) + "; the next run retries)");
     }
     if (const int signal = bench.stop_signal(); signal != 0) return stopped_by(signal);
   }
@@ -126,10 +126,10 @@ KnobExperiment plan_knob_experiment(const Json& good, const Json& bad, const Sys
 }
 
 Status run_knob_rounds(KnobExperiment& experiment, KnobBench& bench, const SysRoot& root,
-                       const std::string& record, std::ostream& progress) {
+                       const TrustedDir& records, std::ostream& progress) {
   for (int round = 1; round <= experiment.runs; ++round) {
     progress << "round " << round << " of " << experiment.runs << "\n";
-    if (auto done = run_round(experiment, bench, root, record); !done) return done;
+    if (auto done = run_round(experiment, bench, root, records); !done) return done;
   }
   const bool higher_is_better = experiment.metric.statistic == "iops";
   for (KnobRow& row : experiment.rows) {

@@ -16,6 +16,7 @@
 #include "snapshot/snapshot.h"
 #include "util/result.h"
 #include "util/sysroot.h"
+#include "util/trusted_dir.h"
 
 namespace kdrift {
 
@@ -58,12 +59,13 @@ KnobExperiment plan_knob_experiment(const Json& good, const Json& bad, const Sys
                                     const Result<std::string>& target_disk, ProbeMetric metric,
                                     std::string target, int runs);
 
-// One baseline run, then one run with each testable knob applied alone (recorded in record
-// first) and restored, round after round, then each knob judged against the baseline. A knob
-// that cannot be applied is left untested; one that cannot be restored, a failed run or a stop
-// signal end the experiment with an error, every knob back at its good value or in the record.
+// One baseline run, then one run with each testable knob applied alone (recorded in records
+// first, knob_switch.h) and restored, round after round, then each knob judged against the
+// baseline. A knob that cannot be applied is left untested; one that cannot be restored, a failed
+// run or a stop signal end the experiment with an error, every knob back at its good value or in
+// the record.
 Status run_knob_rounds(KnobExperiment& experiment, KnobBench& bench, const SysRoot& root,
-                       const std::string& record, std::ostream& progress);
+                       const TrustedDir& records, std::ostream& progress);
 
 // The report's experiment fields: planned, alpha, alpha_per_knob, runs, resolvable, resolution
 // (when it is not), baseline (once measured), knobs (ranked: toward bad first, the largest change

@@ -7,9 +7,7 @@
 #include <utility>
 
 #include "snapshot/json_access.h"
-#include "util/atomic_file.h"
 #include "util/bounded_json.h"
-#include "util/input_file.h"
 #include "util/text.h"
 #include "util/unique_fd.h"
 
@@ -42,34 +40,58 @@ Json record_json(const std::string& path, const std::string& applied,
           {"restore", std::move(restore)}};
 }
 
-Result<std::vector<KnobValue>> parse_record(const std::string& text, const std::string& path) {
+struct Record {
+  std::string applied;  // the knob the run applied
+  std::vector<KnobValue> restore;
+};
+
+Result<Record> parse_record(const std::string& text, const std::string& path) {
   auto parsed = parse_bounded_json(text, path, kRecordLimits);
   if (!parsed) return parsed.error();
   const Json& record = *parsed;
   if (text_member(record, "schema") != kRecordSchema) {
     return content_error(path + ": not a " + std::string(kRecordSchema) + " record");
   }
+  const Json* applied = object_member(record, "applied");
+  const Json* applied_path = applied != nullptr ? member(*applied, "path") : nullptr;
+  if (applied_path == nullptr || !applied_path->is_string()) {
+    return content_error(path + ": no applied knob path");
+  }
   const Json* restore = array_member(record, "restore");
   if (restore == nullptr) return content_error(path + ": no restore list");
-  std::vector<KnobValue> values;
-  values.reserve(restore->size());
+  Record result{applied_path->get<std::string>(), {}};
+  result.restore.reserve(restore->size());
   for (const Json& entry : *restore) {
     const Json* file = member(entry, "path");
     const Json* value = member(entry, "value");
     if (file == nullptr || !file->is_string() || value == nullptr || !value->is_string()) {
       return content_error(path + ": a restore entry without path and value: " + entry.dump());
     }
-    values.push_back({file->get<std::string>(), value->get<std::string>()});
+    result.restore.push_back({file->get<std::string>(), value->get<std::string>()});
   }
-  return values;
+  return result;
 }
 
-Status remove_record(const std::string& record_path) {
-  // Not made durable: a record that reappears after a crash only restores values already in force.
-  if (::unlink(record_path.c_str()) != 0 && errno != ENOENT) {
-    return make_error(errno, "remove " + record_path);
+// Why path cannot be in the record of the knob applied at applied, or empty: only what
+// values_to_restore saves for that knob may be there.
+std::string restore_refusal(const std::string& applied, const std::string& path) {
+  if (path == applied) return {};
+  const auto slash = applied.rfind('/');
+  const std::string queue = applied.substr(0, slash + 1);
+  if (applied.substr(slash + 1) == "scheduler" && starts_with(path, queue)) {
+    const std::string file = path.substr(queue.size());
+    for (const std::string_view name : kResetByScheduler) {
+      if (file == name) return {};
+    }
+    const std::string_view iosched = "iosched/";
+    const std::string tunable =
+        starts_with(file, iosched) ? file.substr(iosched.size()) : std::string();
+    if (!tunable.empty() && tunable != "." && tunable != ".." &&
+        tunable.find('/') == std::string::npos) {
+      return {};
+    }
   }
-  return ok_status();
+  return "not a file that applying " + applied + " changes";
 }
 
 }  // namespace
@@ -114,6 +136,31 @@ Status set_knob(const SysRoot& root, const std::string& path, const std::string&
   return ok_status();
 }
 
+// Every entry before any is written: a record someone else made, or a damaged one, is refused
+// whole rather than half restored. The knob it applied must exist here (its device or policy).
+Status check_record(const SysRoot& root, const Record& record, const std::string& record_path) {
+  if (!is_runtime_knob_path(record.applied)) {
+    return content_error(record_path + ": " + quote_value(record.applied) +
+                         " is not a runtime knob kdrift changes; nothing restored");
+  }
+  if (auto live = read_knob(root, record.applied); !live) {
+    return content_error(record_path + ": the knob it applied cannot be read here (" +
+                         live.error().describe() + "); nothing restored");
+  }
+  for (const KnobValue& entry : record.restore) {
+    if (const std::string why = restore_refusal(record.applied, entry.path); !why.empty()) {
+      return content_error(record_path + ": restore entry " + quote_value(entry.path) +
+                           " refused: " + why + "; nothing restored");
+    }
+  }
+  return ok_status();
+}
+
+Status remove_record(const TrustedDir& records) {
+  // Not made durable: a record that reappears after a crash only restores values already in force.
+  return records.remove_file(kAppliedKnobRecord);
+}
+
 }  // namespace
 
 Status restore_knobs(const SysRoot& root, const std::vector<KnobValue>& values) {
@@ -149,12 +196,12 @@ Result<std::vector<KnobValue>> values_to_restore(const SysRoot& root, const Runt
   return values;
 }
 
-AppliedKnob::AppliedKnob(SysRoot root, std::string record_path, std::vector<KnobValue> saved)
-    : root_(std::move(root)), record_path_(std::move(record_path)), saved_(std::move(saved)) {}
+AppliedKnob::AppliedKnob(SysRoot root, const TrustedDir& records, std::vector<KnobValue> saved)
+    : root_(std::move(root)), records_(records), saved_(std::move(saved)) {}
 
 AppliedKnob::AppliedKnob(AppliedKnob&& other) noexcept
     : root_(std::move(other.root_)),
-      record_path_(std::move(other.record_path_)),
+      records_(other.records_),
       saved_(std::move(other.saved_)),
       applied_(std::exchange(other.applied_, false)) {}
 
@@ -163,18 +210,18 @@ AppliedKnob::~AppliedKnob() {
   if (applied_) (void)restore();
 }
 
-Result<AppliedKnob> AppliedKnob::apply(const SysRoot& root, const std::string& record_path,
+Result<AppliedKnob> AppliedKnob::apply(const SysRoot& root, const TrustedDir& records,
                                        const RuntimeKnob& knob) {
-  if (!below_sys(knob.path)) {
-    return content_error(knob.path + ": refused, runtime knobs are written below /sys only");
+  if (!is_runtime_knob_path(knob.path)) {
+    return content_error(knob.path + ": refused, not a runtime knob kdrift changes");
   }
   auto saved = values_to_restore(root, knob);
   if (!saved) return saved.error();
   const std::string record = record_json(knob.path, knob.bad, *saved).dump(2) + "\n";
-  if (auto recorded = write_file_atomically(record_path, record); !recorded) {
+  if (auto recorded = records.replace_file(kAppliedKnobRecord, record); !recorded) {
     return recorded.error();
   }
-  AppliedKnob held(root, record_path, std::move(*saved));
+  AppliedKnob held(root, records, std::move(*saved));
   if (auto set = set_knob(root, knob.path, knob.bad); !set) {
     if (auto restored = held.restore(); !restored) return restored.error();
     return set.error();
@@ -186,25 +233,27 @@ Status AppliedKnob::restore() {
   if (!applied_) return ok_status();
   if (auto restored = restore_knobs(root_, saved_); !restored) return restored.error();
   applied_ = false;
-  return remove_record(record_path_);
+  return remove_record(records_);
 }
 
-Result<std::vector<KnobValue>> restore_leftover(const SysRoot& root,
-                                                const std::string& record_path) {
-  auto text = read_whole_file(record_path, kMaxRecordBytes);
+Result<std::vector<KnobValue>> read_leftover(const SysRoot& root, const TrustedDir& records) {
+  const std::string record_path = records.path_of(kAppliedKnobRecord);
+  auto text = records.read_file(kAppliedKnobRecord, kMaxRecordBytes);
   if (!text) {
     if (text.error().code == ENOENT) return std::vector<KnobValue>{};
     return text.error();
   }
-  auto values = parse_record(*text, record_path);
+  auto record = parse_record(*text, record_path);
+  if (!record) return record.error();
+  if (auto checked = check_record(root, *record, record_path); !checked) return checked.error();
+  return std::move(record->restore);
+}
+
+Result<std::vector<KnobValue>> restore_leftover(const SysRoot& root, const TrustedDir& records) {
+  auto values = read_leftover(root, records);
   if (!values) return values.error();
-  for (const KnobValue& value : *values) {
-    if (!below_sys(value.path)) {
-      return content_error(record_path + ": " + value.path + " is not below /sys; not restored");
-    }
-  }
   if (auto restored = restore_knobs(root, *values); !restored) return restored.error();
-  if (auto removed = remove_record(record_path); !removed) return removed.error();
+  if (auto removed = remove_record(records); !removed) return removed.error();
   return values;
 }
 

@@ -5,6 +5,13 @@
 // record, and the next run restores it before anything else. Reads go through SysRoot like every
 // other /sys read; writes go to the same root (the live host is "/", a test's tree stands in),
 // only below /sys, one write(2) per value as echo does.
+//
+// Whoever writes the record chooses what root writes where on the next run, so the record lives
+// only in a TrustedDir (no other user can write it or a directory above it), and a record is
+// restored only when every entry is a file applying its knob saves (the knob, which must be one
+// of the catalogue's (knobs.h) on a device or policy that exists, and for a scheduler switch
+// the same queue's iosched tunables, nr_requests and wbt_lat_usec): anything else refuses the
+// whole record before a single value is written.
 
 #include <string>
 #include <vector>
@@ -12,8 +19,12 @@
 #include "bisect/knobs.h"
 #include "util/result.h"
 #include "util/sysroot.h"
+#include "util/trusted_dir.h"
 
 namespace kdrift {
+
+// The record's name in its directory.
+inline constexpr const char* kAppliedKnobRecord = "applied.json";
 
 struct KnobValue {
   std::string path;  // as on the live host
@@ -39,9 +50,9 @@ Result<std::vector<KnobValue>> values_to_restore(const SysRoot& root, const Runt
 // failed (then the record stays for the next run), so an exception puts the host back too.
 class AppliedKnob {
  public:
-  // Records what to restore in record_path, then writes knob.bad and reads it back. On failure
-  // nothing stays changed and no record is left.
-  static Result<AppliedKnob> apply(const SysRoot& root, const std::string& record_path,
+  // Records what to restore in records (which must outlive the object), then writes knob.bad
+  // and reads it back. On failure nothing stays changed and no record is left.
+  static Result<AppliedKnob> apply(const SysRoot& root, const TrustedDir& records,
                                    const RuntimeKnob& knob);
   AppliedKnob(AppliedKnob&& other) noexcept;
   AppliedKnob& operator=(AppliedKnob&&) = delete;
@@ -54,16 +65,18 @@ class AppliedKnob {
   const std::vector<KnobValue>& saved() const { return saved_; }
 
  private:
-  AppliedKnob(SysRoot root, std::string record_path, std::vector<KnobValue> saved);
+  AppliedKnob(SysRoot root, const TrustedDir& records, std::vector<KnobValue> saved);
   SysRoot root_;
-  std::string record_path_;
+  const TrustedDir& records_;
   std::vector<KnobValue> saved_;
   bool applied_ = true;
 };
 
-// What a killed run left applied (the record at record_path), restored and its record removed;
-// empty when there is no record. An error leaves the record in place.
-Result<std::vector<KnobValue>> restore_leftover(const SysRoot& root,
-                                                const std::string& record_path);
+// What a killed run left applied (the record in records), checked as above; empty when there is
+// no record. An error names the record and the entry refused.
+Result<std::vector<KnobValue>> read_leftover(const SysRoot& root, const TrustedDir& records);
+
+// read_leftover, restored and its record removed. An error leaves the record in place.
+Result<std::vector<KnobValue>> restore_leftover(const SysRoot& root, const TrustedDir& records);
 
 }  // namespace kdrift

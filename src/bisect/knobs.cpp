@@ -120,6 +120,24 @@ void governor_knobs(std::vector<RuntimeKnob>& knobs, const Json& good, const Jso
 
 }  // namespace
 
+bool is_runtime_knob_path(std::string_view path) {
+  // Rebuilt from its parts and compared whole: no "..", no doubled or trailing slash passes.
+  const std::vector<std::string> parts = split(path, '/');
+  const auto is_name = [](const std::string& part) {
+    return !part.empty() && part != "." && part != "..";
+  };
+  if (parts.size() == 6 && is_name(parts[3]) &&
+      path == "/sys/block/" + parts[3] + "/queue/" + parts[5]) {
+    return parts[5] == "scheduler" || std::find(std::begin(kQueueKnobs), std::end(kQueueKnobs),
+                                                parts[5]) != std::end(kQueueKnobs);
+  }
+  const std::string_view policy = kCpufreqDir.substr(kCpufreqDir.rfind('/') + 1);
+  if (parts.size() != 8 || !starts_with(parts[6], policy)) return false;
+  const std::string number = parts[6].substr(policy.size());
+  return !number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+         path == std::string(kCpufreqDir) + number + "/scaling_governor";
+}
+
 std::vector<RuntimeKnob> differing_knobs(const Json& good, const Json& bad) {
   std::vector<RuntimeKnob> knobs;
   block_knobs(knobs, good, bad);

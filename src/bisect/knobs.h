@@ -5,6 +5,7 @@
 // plans and judgements out; writing is knob_switch.h's.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "snapshot/snapshot.h"
@@ -19,6 +20,12 @@ struct RuntimeKnob {
   std::string label;   // "nvme0n1 scheduler", "cpufreq policy0 scaling_governor"
   std::string device;  // the block device whose queue it belongs to; empty for cpufreq
 };
+
+// Whether path is where a knob of this catalogue lives: a block device's queue attribute
+// (/sys/block/DEV/queue/ scheduler, nomerges, nr_requests, read_ahead_kb, rq_affinity or
+// wbt_lat_usec) or a cpufreq policy's scaling_governor. Nothing else is ever applied, and a
+// record of what to restore is held to what applying one of these saves (knob_switch.h).
+bool is_runtime_knob_path(std::string_view path);
 
 // The knobs whose values differ, block devices first (by name, then knob), then the cpufreq
 // policies. Only devices and policies both snapshots have, and only values both recorded.

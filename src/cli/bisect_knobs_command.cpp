@@ -6,9 +6,9 @@
 
 #include <cerrno>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "bisect/knob_experiment.h"
 #include "bisect/knob_switch.h"
@@ -22,6 +22,7 @@
 #include "util/interrupt_guard.h"
 #include "util/sysroot.h"
 #include "util/text.h"
+#include "util/trusted_dir.h"
 
 namespace kdrift {
 namespace {
@@ -106,27 +107,35 @@ class ProbeBench : public KnobBench {
   const InterruptGuard interrupt_;
 };
 
+// Where the applied-knob record lives: it says what root writes where, so only in a directory
+// no other user can change (knob_switch.h). A dry run creates nothing: no directory, no record.
+std::optional<TrustedDir> knob_records(const std::string& state_dir, bool dry_run) {
+  auto records = TrustedDir::open(
+      state_dir, dry_run ? TrustedDir::Missing::kRefuse : TrustedDir::Missing::kCreate, 0755);
+  if (records) return std::move(*records);
+  if (dry_run && records.error().code == ENOENT) return std::nullopt;
+  throw FatalError("bisect knobs: " + records.error().describe());
+}
+
+[[noreturn]] void refuse_leftover(const Error& error) {
+  throw FatalError("bisect knobs: a previous run left a knob applied and it cannot be restored: " +
+                   error.describe() + " (the record stays)");
+}
+
 // A knob a killed run left applied goes back first: the live values decide what is tested. On a
-// dry run, only said.
-Json restore_first(const SysRoot& root, const std::string& state_dir, const std::string& record,
-                   bool dry_run) {
+// dry run, only checked and said.
+Json restore_first(const SysRoot& root, const std::optional<TrustedDir>& records, bool dry_run) {
+  if (!records) return Json();
   if (dry_run) {
-    if (std::filesystem::exists(record)) {
-      std::cerr << "a previous run left a knob applied (" << record
+    if (auto leftover = read_leftover(root, *records); !leftover) refuse_leftover(leftover.error());
+    if (records->contains(kAppliedKnobRecord)) {
+      std::cerr << "a previous run left a knob applied (" << records->path_of(kAppliedKnobRecord)
                 << "); a real run restores it first\n";
     }
     return Json();
   }
-  std::error_code error;
-  std::filesystem::create_directories(state_dir, error);
-  if (error) throw FatalError("bisect knobs: mkdir " + state_dir + ": " + error.message());
-  auto leftover = restore_leftover(root, record);
-  if (!leftover) {
-    throw FatalError(
-        "bisect knobs: a previous run left a knob applied and it could not be "
-        "restored: " +
-        leftover.error().describe() + " (the record stays)");
-  }
+  auto leftover = restore_leftover(root, *records);
+  if (!leftover) refuse_leftover(leftover.error());
   Json restored = Json::array();
   for (const KnobValue& value : *leftover)
     restored.push_back({{"path", value.path}, {"value", value.value}});
@@ -143,12 +152,12 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
   const Json good = read_snapshot_or_exit(args.good);
   const Json bad = read_snapshot_or_exit(args.bad);
   const SysRoot root("/");
-  const std::string record = state_dir + "/applied.json";
+  const std::optional<TrustedDir> records = knob_records(state_dir, args.dry_run);
   Json report = {{"metric", args.metric},
                  {"target", args.target},
                  {"dry_run", args.dry_run},
                  {"state_dir", state_dir}};
-  if (Json restored = restore_first(root, state_dir, record, args.dry_run); !args.dry_run) {
+  if (Json restored = restore_first(root, records, args.dry_run); !args.dry_run) {
     report["restored_first"] = std::move(restored);
   }
   const auto disk = target_disk(root, args.target);
@@ -157,7 +166,7 @@ void run_knobs(const KnobsArguments& args, const std::string& state_dir, int& ex
       plan_knob_experiment(good, bad, root, disk, *metric, args.target, args.runs);
   if (!args.dry_run && experiment.planned > 0) {
     ProbeBench bench;
-    if (auto done = run_knob_rounds(experiment, bench, root, record, std::cerr); !done) {
+    if (auto done = run_knob_rounds(experiment, bench, root, *records, std::cerr); !done) {
       throw FatalError(done.error().describe());
     }
   }

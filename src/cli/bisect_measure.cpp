@@ -6,7 +6,6 @@
 #include "model/job_result.h"
 #include "model/percentile_set.h"
 #include "snapshot/json_access.h"
-#include "util/atomic_file.h"
 #include "util/fatal.h"
 #include "util/text.h"
 
@@ -81,7 +80,8 @@ std::vector<double> measure_probe_metric(const ProbeMetric& metric, const std::s
 }
 
 Json judge_by_finding(const Session& session, std::size_t candidate, const std::vector<Rule>& rules,
-                      const SysRoot& root, const std::string& snapshot_path) {
+                      const SysRoot& root, const TrustedDir& folder,
+                      const std::string& snapshot_name) {
   const BisectStart& start = session.start;
   const std::string& id = std::get<FindingMetric>(start.metric).rule_id;
   auto rule = functional_rule(rules, id);
@@ -94,7 +94,8 @@ Json judge_by_finding(const Session& session, std::size_t candidate, const std::
     const Profile profile = args.resolve_profile();
     snapshot["probe"] = run_probe_or_exit(profile, args.resolve_options(profile));
   }
-  if (auto saved = write_file_atomically(snapshot_path, to_text(snapshot)); !saved) {
+  const std::string snapshot_path = folder.path_of(snapshot_name);
+  if (auto saved = folder.replace_file(snapshot_name, to_text(snapshot)); !saved) {
     throw FatalError("bisect step: " + saved.error().describe());
   }
   const FindingObservation observation = observe_finding(**rule, snapshot);

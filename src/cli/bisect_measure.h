@@ -11,6 +11,7 @@
 #include "model/bisect_metric.h"
 #include "util/result.h"
 #include "util/sysroot.h"
+#include "util/trusted_dir.h"
 
 namespace kdrift {
 
@@ -22,9 +23,11 @@ std::vector<double> measure_probe_metric(const ProbeMetric& metric, const std::s
                                          int runs);
 
 // The functional bisect's verdict on the running boot: capture it (and run the profile first
-// when the start named one), save the snapshot in the state directory and compare the finding
-// with what the endpoints showed. Returns the verdict event (without boot id / attempt).
+// when the start named one), save the snapshot as snapshot_name in folder (the state directory's)
+// and compare the finding with what the endpoints showed. Returns the verdict event (without
+// boot id / attempt).
 Json judge_by_finding(const Session& session, std::size_t candidate, const std::vector<Rule>& rules,
-                      const SysRoot& root, const std::string& snapshot_path);
+                      const SysRoot& root, const TrustedDir& folder,
+                      const std::string& snapshot_name);
 
 }  // namespace kdrift

@@ -1,9 +1,5 @@
 #include "cli/bisect_step_host.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 
 #include "checks/rule_loader.h"
@@ -13,14 +9,12 @@
 namespace kdrift {
 namespace {
 
-// Where a step saves the snapshot it judged, in the state directory's snapshots/.
-std::string step_snapshot_path(const BisectDir& dir, const Session& session,
-                               std::size_t candidate) {
-  const std::string folder = dir.path() + "/snapshots";
-  if (::mkdir(folder.c_str(), 0755) != 0 && errno != EEXIST) {
-    throw FatalError("bisect step: mkdir " + folder + ": " + std::strerror(errno));
-  }
-  return folder + "/" + step_snapshot_name(session, candidate);
+// Where a step saves the snapshot it judged: the state directory's snapshots/, as trusted as
+// the journal beside it.
+TrustedDir step_snapshot_folder(const BisectDir& dir) {
+  auto folder = dir.directory().subdirectory("snapshots", TrustedDir::Missing::kCreate, 0755);
+  if (!folder) throw FatalError("bisect step: " + folder.error().describe());
+  return std::move(*folder);
 }
 
 }  // namespace
@@ -43,8 +37,8 @@ Result<std::vector<double>> LiveStepHost::probe(const ProbeMetric& metric,
 Result<Json> LiveStepHost::judge_finding(const Session& session, std::size_t candidate) {
   auto rules = checks_directory_.empty() ? builtin_rules() : load_rules(checks_directory_);
   if (!rules) return rules.error();
-  return judge_by_finding(session, candidate, *rules, root(),
-                          step_snapshot_path(dir_, session, candidate));
+  return judge_by_finding(session, candidate, *rules, root(), step_snapshot_folder(dir_),
+                          step_snapshot_name(session, candidate));
 }
 
 }  // namespace kdrift

@@ -1,29 +1,26 @@
 #include "history/boot_history.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstddef>
 #include <ctime>
-#include <filesystem>
 
 #include "snapshot/json_access.h"
-#include "util/atomic_file.h"
 #include "util/gzip.h"
+#include "util/trusted_dir.h"
 
 namespace kdrift {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr size_t kBootIdChars = 8;
 
-BootRecord read_boot(const std::string& path) {
+BootRecord read_boot(const TrustedDir& dir, const std::string& name) {
   BootRecord record;
-  record.path = path;
-  auto snapshot = read_snapshot_file(path);
+  record.path = dir.path_of(name);
+  // Packed snapshots are smaller than their text, so the text's limit bounds the file too.
+  auto bytes = dir.read_file(name, kMaxSnapshotTextBytes);
+  auto snapshot = bytes ? read_snapshot_text(*bytes, record.path) : Result<Json>(bytes.error());
   if (!snapshot) {
     record.error = snapshot.error().describe();
     return record;
@@ -34,24 +31,31 @@ BootRecord read_boot(const std::string& path) {
   record.release = kernel != nullptr ? text_member(*kernel, "release") : std::string();
   record.captured_at = capture != nullptr ? text_member(*capture, "captured_at") : std::string();
   // Without its boot id a record can be neither deduplicated nor told from this boot.
-  if (record.boot_id.empty()) record.error = path + ": the snapshot has no kernel.boot_id";
+  if (record.boot_id.empty()) record.error = record.path + ": the snapshot has no kernel.boot_id";
   return record;
 }
 
-// Names of the boot files in dir, sorted (oldest first). ENOENT is left to the caller.
-Result<std::vector<std::string>> boot_file_names(const std::string& dir) {
-  std::error_code failure;
+// Names of the boot files in dir, sorted (oldest first).
+Result<std::vector<std::string>> boot_file_names(const TrustedDir& dir) {
+  auto entries = dir.list();
+  if (!entries) return entries.error();
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir, failure)) {
-    const std::string name = entry.path().filename().string();
-    // Temporary files of an interrupted atomic write end in .tmp.XXXXXX and are skipped here.
+  for (std::string& name : *entries) {
+    // Temporary files of an interrupted atomic write end in .tmp and are skipped here.
     if (name.size() > kBootFileSuffix.size() && name.ends_with(kBootFileSuffix)) {
-      names.push_back(name);
+      names.push_back(std::move(name));
     }
   }
-  if (failure) return make_error(failure.value(), "list " + dir);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<BootRecord> read_boots(const TrustedDir& dir, const std::vector<std::string>& names) {
+  std::vector<BootRecord> boots;
+  boots.reserve(names.size());
+  for (const std::string& name : names)
+    boots.push_back(read_boot(dir, name));
+  return boots;
 }
 
 // "2025-01-31T08:09:10Z" -> "20250131T080910Z"; the time now when the snapshot's is not of that
@@ -77,7 +81,7 @@ std::string file_time(const std::string& captured_at) {
   return text;
 }
 
-Status prune(const std::string& dir, size_t keep, const std::string& kept_name) {
+Status prune(const TrustedDir& dir, size_t keep, const std::string& kept_name) {
   auto names = boot_file_names(dir);
   if (!names) return names.error();
   size_t excess = names->size() > keep ? names->size() - keep : 0;
@@ -85,8 +89,7 @@ Status prune(const std::string& dir, size_t keep, const std::string& kept_name) 
     if (excess == 0) break;
     // The boot just stored stays even when a wrong clock sorted it first.
     if (name == kept_name) continue;
-    const std::string path = dir + "/" + name;
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return make_error(errno, "remove " + path);
+    if (auto removed = dir.remove_file(name); !removed) return removed;
     --excess;
   }
   return ok_status();
@@ -95,16 +98,14 @@ Status prune(const std::string& dir, size_t keep, const std::string& kept_name) 
 }  // namespace
 
 Result<std::vector<BootRecord>> list_boots(const std::string& dir) {
-  auto names = boot_file_names(dir);
-  if (!names) {
-    if (names.error().code == ENOENT) return std::vector<BootRecord>{};
-    return names.error();
+  auto opened = TrustedDir::open(dir);
+  if (!opened) {
+    if (opened.error().code == ENOENT) return std::vector<BootRecord>{};
+    return opened.error();
   }
-  std::vector<BootRecord> boots;
-  boots.reserve(names->size());
-  for (const std::string& name : *names)
-    boots.push_back(read_boot(dir + "/" + name));
-  return boots;
+  auto names = boot_file_names(*opened);
+  if (!names) return names.error();
+  return read_boots(*opened, *names);
 }
 
 Result<RecordedBoot> record_boot(const std::string& dir, const Json& snapshot, size_t keep) {
@@ -120,25 +121,24 @@ Result<RecordedBoot> record_boot(const std::string& dir, const Json& snapshot, s
     return content_error("the snapshot has no usable kernel.boot_id (\"" + boot_id +
                          "\"): cannot record the boot");
   }
-  auto boots = list_boots(dir);
-  if (!boots) return boots.error();
-  for (const BootRecord& boot : *boots) {
+  auto opened = TrustedDir::open(dir, TrustedDir::Missing::kCreate, 0755);
+  if (!opened) return opened.error();
+  auto names = boot_file_names(*opened);
+  if (!names) return names.error();
+  for (const BootRecord& boot : read_boots(*opened, *names)) {
     if (boot.error.empty() && boot.boot_id == boot_id) return RecordedBoot{boot, false};
   }
-  std::error_code failure;
-  fs::create_directories(dir, failure);
-  if (failure) return make_error(failure.value(), "create " + dir);
 
   const Json* capture = object_member(snapshot, kCaptureMetaSection);
   const std::string captured_at =
       capture != nullptr ? text_member(*capture, "captured_at") : std::string();
   const std::string name =
       file_time(captured_at) + "-" + boot_id.substr(0, kBootIdChars) + std::string(kBootFileSuffix);
-  const std::string path = dir + "/" + name;
+  const std::string path = opened->path_of(name);
   auto packed = gzip(to_text(snapshot), path);
   if (!packed) return packed.error();
-  if (auto written = write_file_atomically(path, *packed); !written) return written.error();
-  if (auto pruned = prune(dir, keep, name); !pruned) return pruned.error();
+  if (auto written = opened->replace_file(name, *packed); !written) return written.error();
+  if (auto pruned = prune(*opened, keep, name); !pruned) return pruned.error();
   BootRecord boot;
   boot.path = path;
   boot.boot_id = boot_id;

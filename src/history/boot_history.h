@@ -1,7 +1,9 @@
 #pragma once
 // The boot history: one directory, one gzip'd snapshot per boot, named
 // <captured_at as 20250131T080910Z>-<first 8 chars of the boot id>.json.gz so that file names sort
-// by time. kdrift-bootcheck.service records every boot here; `kdrift history` lists them.
+// by time. kdrift-bootcheck.service records every boot here; `kdrift history` lists them. Root
+// writes and prunes it on every boot, so it is a TrustedDir (util/trusted_dir.h): refused when
+// another user could write it or a directory above it, and used through its descriptor only.
 
 #include <cstddef>
 #include <optional>
@@ -30,7 +32,7 @@ struct BootRecord {
 
 // Every *.json.gz in dir, oldest first (by name). A file that cannot be read or parsed is listed
 // with its error and the listing goes on. A missing dir is an empty history; a dir that cannot be
-// listed is an error.
+// listed, or that another user could write, is an error.
 Result<std::vector<BootRecord>> list_boots(const std::string& dir);
 
 struct RecordedBoot {

@@ -96,19 +96,27 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
   if (name.empty() || name == "." || name == "..") {
     return make_error(EISDIR, "write " + path);
   }
-  if ((mode & ~mode_t{0777}) != 0)
-    return make_error(EINVAL, "write " + path + ": mode beyond 0777");
   UniqueFd directory(::open(directory_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!directory) return make_error(errno, "open directory " + directory_path);
-  if (auto replaceable = check_replaceable(directory.get(), name, path); !replaceable) {
+  return write_file_atomically_at(directory.get(), name, path, content, mode);
+}
+
+Status write_file_atomically_at(int directory, const std::string& name, const std::string& shown,
+                                std::string_view content, mode_t mode) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos) {
+    return make_error(EISDIR, "write " + shown);
+  }
+  if ((mode & ~mode_t{0777}) != 0)
+    return make_error(EINVAL, "write " + shown + ": mode beyond 0777");
+  if (auto replaceable = check_replaceable(directory, name, shown); !replaceable) {
     return replaceable;
   }
   UniqueFd fd;
-  auto temp = create_temporary(directory.get(), path, fd);
+  auto temp = create_temporary(directory, shown, fd);
   if (!temp) return temp.error();
   const auto discard = [&](int code, const std::string& what) {
-    ::unlinkat(directory.get(), temp->c_str(), 0);
-    return make_error(code, what + " " + directory_path + "/" + *temp);
+    ::unlinkat(directory, temp->c_str(), 0);
+    return make_error(code, what + " " + *temp + " beside " + shown);
   };
   if (auto written = write_all(fd.get(), content); !written) {
     return discard(written.error().code, "write");
@@ -117,10 +125,10 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
   if (::fchmod(fd.get(), mode) != 0) return discard(errno, "chmod");
   if (::fsync(fd.get()) != 0) return discard(errno, "fsync");
   if (::close(fd.release()) != 0) return discard(errno, "close");
-  if (::renameat(directory.get(), temp->c_str(), directory.get(), name.c_str()) != 0) {
-    return discard(errno, "rename to " + path + " from");
+  if (::renameat(directory, temp->c_str(), directory, name.c_str()) != 0) {
+    return discard(errno, "rename to " + shown + " from");
   }
-  if (::fsync(directory.get()) != 0) return make_error(errno, "fsync directory " + directory_path);
+  if (::fsync(directory) != 0) return make_error(errno, "fsync the directory of " + shown);
   return ok_status();
 }
 

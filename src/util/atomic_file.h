@@ -21,6 +21,13 @@ namespace kdrift {
 // regular file (or to nothing) is replaced by the rename: the file it points to is never touched.
 Status write_file_atomically(const std::string& path, std::string_view content, mode_t mode = 0600);
 
+// The same below a directory already open (O_RDONLY, for its fsync): name is one entry of it,
+// never a path, and shown names the file in errors. What write_file_atomically does once it has
+// opened path's directory, and what a directory kdrift keeps state in is written through
+// (util/trusted_dir.h).
+Status write_file_atomically_at(int directory, const std::string& name, const std::string& shown,
+                                std::string_view content, mode_t mode = 0600);
+
 // "0640" or "640" -> 0640, for a file write_file_atomically makes: permission bits in octal,
 // never setuid, setgid or sticky (nothing kdrift writes is a program or a shared directory).
 // An error naming the text otherwise.

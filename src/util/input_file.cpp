@@ -54,19 +54,38 @@ Error size_limit_error(const std::string& source, size_t max_bytes) {
   return make_error(EFBIG, source + ": over the " + format_size(max_bytes) + " size limit");
 }
 
+namespace {
+
+// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; the
+// descriptor is refused below before anything is read from it.
+constexpr int kReadFlags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+
+// A descriptor just opened (or not: errno says why), read whole when it is a regular file.
+Result<std::string> read_opened(UniqueFd fd, const std::string& shown, size_t max_bytes) {
+  if (!fd) {
+    const int code = errno;
+    return make_error(code, "cannot open " + shown);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return make_error(errno, "cannot stat " + shown);
+  if (!S_ISREG(st.st_mode)) {
+    return content_error(shown + ": " + file_kind(st.st_mode) + ", not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) return size_limit_error(shown, max_bytes);
+  return read_all(fd.get(), shown, max_bytes);
+}
+
+}  // namespace
+
 Result<std::string> read_whole_file(const std::string& path, size_t max_bytes) {
   if (path == "-") return read_all(STDIN_FILENO, "standard input", max_bytes);
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; the
-  // descriptor is refused below before anything is read from it.
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!fd) return make_error(errno, "cannot open " + path);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return make_error(errno, "cannot stat " + path);
-  if (!S_ISREG(st.st_mode)) {
-    return content_error(path + ": " + file_kind(st.st_mode) + ", not a regular file");
-  }
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) return size_limit_error(path, max_bytes);
-  return read_all(fd.get(), path, max_bytes);
+  return read_opened(UniqueFd(::open(path.c_str(), kReadFlags)), path, max_bytes);
+}
+
+Result<std::string> read_whole_file_at(int directory, const std::string& name,
+                                       const std::string& shown, size_t max_bytes) {
+  return read_opened(UniqueFd(::openat(directory, name.c_str(), kReadFlags | O_NOFOLLOW)), shown,
+                     max_bytes);
 }
 
 }  // namespace kdrift

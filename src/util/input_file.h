@@ -16,6 +16,12 @@ namespace kdrift {
 // regular file. Errors name the path (ENOENT when it does not exist).
 Result<std::string> read_whole_file(const std::string& path, size_t max_bytes);
 
+// As read_whole_file, for the entry name of the open directory, never through a symlink (ELOOP):
+// how the files kdrift keeps in its own directories are read (util/trusted_dir.h). shown names
+// the file in errors.
+Result<std::string> read_whole_file_at(int directory, const std::string& name,
+                                       const std::string& shown, size_t max_bytes);
+
 // What read_descriptor does on reaching max_bytes: refuse (EFBIG), or stop and keep the head.
 enum class AtLimit { kRefuse, kStop };
 

@@ -97,8 +97,7 @@ TEST(BisectDir, ADirectoryOthersCanWriteOrOwnIsRefused) {
   auto shared = BisectDir::create(path, manual_start());
   ASSERT_FALSE(shared);
   EXPECT_EQ(shared.error().code, EPERM);
-  EXPECT_NE(shared.error().describe().find("writable by its group or by others"),
-            std::string::npos);
+  EXPECT_NE(shared.error().describe().find("writable by its group or others"), std::string::npos);
   EXPECT_FALSE(std::ifstream(path + "/journal.jsonl").good());
   ASSERT_EQ(::chmod(path.c_str(), 0755), 0);
   if (::geteuid() == 0) {  // only root can give a directory away

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <stdexcept>
 
 #include "support/fixtures.h"
 
@@ -15,17 +16,24 @@ void append_raw(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::app | std::ios::binary) << bytes;
 }
 
+// The temporary directory as a bisect directory opens it.
+TrustedDir trusted(const TempDir& dir) {
+  auto opened = TrustedDir::open(dir.path());
+  if (!opened) throw std::runtime_error(opened.error().describe());
+  return std::move(*opened);
+}
+
 TEST(Journal, EventsComeBackInOrder) {
   TempDir dir;
   const std::string path = dir.path() + "/journal.jsonl";
   {
-    auto journal = Journal::open(path);
+    auto journal = Journal::open(trusted(dir), "journal.jsonl");
     ASSERT_TRUE(journal) << journal.error().describe();
     EXPECT_FALSE(journal->dropped_torn_tail());
     for (int i = 0; i < 3; ++i)
       ASSERT_TRUE(journal->append({{"event", "sample"}, {"n", i}}));
   }
-  auto reopened = Journal::open(path);
+  auto reopened = Journal::open(trusted(dir), "journal.jsonl");
   ASSERT_TRUE(reopened);
   ASSERT_TRUE(reopened->append({{"event", "done"}}));
   const auto contents = read_journal(path);
@@ -40,18 +48,18 @@ TEST(Journal, AnAppendTornByACrashIsDroppedAndTheNextOneIsWhole) {
   TempDir dir;
   const std::string path = dir.path() + "/journal.jsonl";
   {
-    auto journal = Journal::open(path);
+    auto journal = Journal::open(trusted(dir), "journal.jsonl");
     ASSERT_TRUE(journal);
     ASSERT_TRUE(journal->append({{"event", "boot"}, {"candidate", "a"}}));
   }
   // What a power cut in the middle of write(2) leaves: part of a line, no newline.
   append_raw(path, "{\"event\":\"sample\",\"val");
-  auto torn = read_journal(path);
+  auto torn = read_journal(trusted(dir), "journal.jsonl");
   ASSERT_TRUE(torn) << torn.error().describe();
   EXPECT_TRUE(torn->torn_tail);
   ASSERT_EQ(torn->events.size(), 1u);
 
-  auto journal = Journal::open(path);
+  auto journal = Journal::open(trusted(dir), "journal.jsonl");
   ASSERT_TRUE(journal) << journal.error().describe();
   EXPECT_TRUE(journal->dropped_torn_tail());
   ASSERT_TRUE(journal->append({{"event", "sample"}, {"value", 7}}));
@@ -78,9 +86,24 @@ TEST(Journal, MissingFileAndUnwritableDirectoryAreErrorsNamingThePath) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().describe().find("/nonexistent/kdrift/journal.jsonl"),
             std::string::npos);
-  const auto unopenable = Journal::open("/nonexistent/kdrift/journal.jsonl");
-  ASSERT_FALSE(unopenable);
-  EXPECT_EQ(unopenable.error().code, ENOENT);
+  TempDir dir;
+  const auto absent = read_journal(trusted(dir), "journal.jsonl");
+  ASSERT_FALSE(absent);
+  EXPECT_EQ(absent.error().code, ENOENT);
+  EXPECT_NE(absent.error().describe().find(dir.path() + "/journal.jsonl"), std::string::npos);
+}
+
+// Nothing planted in the directory is written through: a symlink named like the journal is
+// refused, and the file it points to stays as it was.
+TEST(Journal, ASymlinkInPlaceOfTheJournalIsRefused) {
+  TempDir dir;
+  dir.write("elsewhere", "keep\n");
+  dir.symlink("journal.jsonl", dir.path() + "/elsewhere");
+  const auto opened = Journal::open(trusted(dir), "journal.jsonl");
+  ASSERT_FALSE(opened);
+  EXPECT_EQ(opened.error().code, ELOOP);
+  EXPECT_FALSE(read_journal(trusted(dir), "journal.jsonl"));
+  EXPECT_EQ(testing::read_bytes(dir.path() + "/elsewhere"), "keep\n");
 }
 
 }  // namespace

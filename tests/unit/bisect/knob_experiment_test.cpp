@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "bisect/knob_switch.h"
@@ -56,6 +57,9 @@ class KnobExperimentTest : public ::testing::Test {
     tree_.write("sys/block/nvme0n1/queue/scheduler", "[none] mq-deadline\n");
     tree_.write("sys/block/sda/queue/read_ahead_kb", "128\n");
     tree_.mkdir("state");
+    auto records = TrustedDir::open(tree_.path() + "/state");
+    ASSERT_TRUE(records) << records.error().describe();
+    records_.emplace(std::move(*records));
   }
   KnobExperiment plan(int runs) const {
     // nr_requests differs but the tree has no such file: not tested, with the reason.
@@ -63,8 +67,10 @@ class KnobExperimentTest : public ::testing::Test {
                                 std::string("nvme0n1"), metric_, "/dev/nvme0n1", runs);
   }
   std::string record() const { return tree_.path() + "/state/applied.json"; }
+  const TrustedDir& records() const { return *records_; }
 
   TempDir tree_;
+  std::optional<TrustedDir> records_;
   const SysRoot root_{tree_.path()};
   const ProbeMetric metric_{"quick", "io_uring", 16, "iops"};
 };
@@ -99,7 +105,7 @@ TEST_F(KnobExperimentTest, RoundsNameTheKnobThatMovesTheFigureAndPutEverythingBa
   KnobExperiment experiment = plan(0);
   TreeBench bench(root_);
   std::ostringstream progress;
-  const Status done = run_knob_rounds(experiment, bench, root_, record(), progress);
+  const Status done = run_knob_rounds(experiment, bench, root_, records(), progress);
   ASSERT_TRUE(done) << done.error().describe();
   EXPECT_EQ(bench.runs, 3 * experiment.runs);  // the baseline and two knobs a round
   EXPECT_NE(progress.str().find("round 1 of " + std::to_string(experiment.runs)),
@@ -124,7 +130,7 @@ TEST_F(KnobExperimentTest, AStopSignalEndsTheRoundsWithEveryKnobBack) {
   TreeBench bench(root_);
   bench.stop_after = 2;
   std::ostringstream progress;
-  const Status stopped = run_knob_rounds(experiment, bench, root_, record(), progress);
+  const Status stopped = run_knob_rounds(experiment, bench, root_, records(), progress);
   ASSERT_FALSE(stopped);
   EXPECT_EQ(stopped.error().describe(),
             "bisect knobs: stopped by signal 2; every knob is back at its good value");
@@ -140,7 +146,7 @@ TEST_F(KnobExperimentTest, AKnobThatCannotBeAppliedIsLeftUntested) {
   tree_.mkdir("sys/block/nvme0n1/queue/nomerges");
   TreeBench bench(root_);
   std::ostringstream progress;
-  ASSERT_TRUE(run_knob_rounds(experiment, bench, root_, record(), progress));
+  ASSERT_TRUE(run_knob_rounds(experiment, bench, root_, records(), progress));
   const Json report = knob_experiment_json(experiment, false);
   EXPECT_EQ(report.at("tested"), 1);
   bool untested = false;

@@ -1,6 +1,8 @@
 #include "history/boot_history.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -166,6 +168,29 @@ TEST(BootHistory, AMissingDirectoryIsAnEmptyHistoryAndAFileInItsPlaceAnError) {
   EXPECT_FALSE(previous_boot(*none, "anything"));
   tmp.write("plain-file", "x");
   EXPECT_FALSE(list_boots(tmp.path() + "/plain-file"));
+}
+
+// Root records and prunes the history on every boot: a directory another user can write, or
+// owns, would let them choose what the kernel-change check compares and which files go.
+TEST(BootHistory, ADirectoryAnotherUserCouldChangeIsRefused) {
+  const TempDir tmp;
+  const std::string dir = tmp.path() + "/boots";
+  ASSERT_TRUE(record_boot(dir, boot_snapshot("aaaaaaaa-1", "6.1.0", "2025-01-01T00:00:00Z")));
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  for (const auto& refused :
+       {list_boots(dir).error(),
+        record_boot(dir, boot_snapshot("bbbbbbbb-2", "6.1.0", "2025-01-02T00:00:00Z")).error()}) {
+    EXPECT_EQ(refused.code, EPERM);
+    EXPECT_NE(refused.describe().find("mode 0777"), std::string::npos) << refused.describe();
+  }
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  EXPECT_EQ(file_names(dir).size(), 1u);
+  if (::geteuid() == 0) {  // only root can give a directory away
+    ASSERT_EQ(::chown(dir.c_str(), 65534, 65534), 0);
+    const auto theirs = list_boots(dir);
+    ASSERT_FALSE(theirs);
+    EXPECT_NE(theirs.error().describe().find("owned by uid 65534"), std::string::npos);
+  }
 }
 
 TEST(BootHistory, AnUnshapedCaptureTimeStillGivesASortableName) {
