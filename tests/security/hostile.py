@@ -304,16 +304,23 @@ def crc32_le(data):
     return (zlib.crc32(data) & 0xFFFFFFFF).to_bytes(4, "little")
 
 
+def lzma_tar(path, members, container, codec):
+    """A tar of members compressed by liblzma in container (lzma.FORMAT_XZ or FORMAT_ALONE) with
+    codec and a 1 MiB dictionary, the header left for the caller to lie in."""
+    import lzma  # noqa: E401
+    plain = tar_archive(path + ".tar", members, compression="")
+    with open(plain, "rb") as source, lzma.open(path, "wb", format=container, filters=[
+            {"id": codec, "preset": 0, "dict_size": 1 << 20}]) as packed:
+        shutil.copyfileobj(source, packed, 1 << 20)
+    os.unlink(plain)
+
+
 def xz_declaring_dictionary(path, members, dictionary_byte):
     """A tar.xz of members, written with a 1 MiB dictionary, whose block header then declares
     LZMA2 dictionary byte dictionary_byte (40: 4 GiB - 1), its CRC32 recomputed: liblzma
     allocates what the header declares, however little the data needs."""
     import lzma  # noqa: E401
-    plain = tar_archive(path + ".tar", members, compression="")
-    with open(plain, "rb") as source, lzma.open(path, "wb", format=lzma.FORMAT_XZ, filters=[
-            {"id": lzma.FILTER_LZMA2, "preset": 0, "dict_size": 1 << 20}]) as packed:
-        shutil.copyfileobj(source, packed, 1 << 20)
-    os.unlink(plain)
+    lzma_tar(path, members, lzma.FORMAT_XZ, lzma.FILTER_LZMA2)
     with open(path, "r+b") as f:
         head = bytearray(f.read(1024))
         start = 12  # after the stream header
@@ -336,11 +343,7 @@ def lzma_declaring_dictionary(path, members, dictionary):
     """A tar.lzma (legacy format) of members whose header declares a dictionary of dictionary
     bytes (written with 1 MiB)."""
     import lzma  # noqa: E401
-    plain = tar_archive(path + ".tar", members, compression="")
-    with open(plain, "rb") as source, lzma.open(path, "wb", format=lzma.FORMAT_ALONE, filters=[
-            {"id": lzma.FILTER_LZMA1, "preset": 0, "dict_size": 1 << 20}]) as packed:
-        shutil.copyfileobj(source, packed, 1 << 20)
-    os.unlink(plain)
+    lzma_tar(path, members, lzma.FORMAT_ALONE, lzma.FILTER_LZMA1)
     with open(path, "r+b") as f:
         f.seek(1)
         f.write(dictionary.to_bytes(4, "little"))
