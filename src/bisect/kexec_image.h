@@ -1,12 +1,12 @@
 #pragma once
 // The files kexec boots as root: whoever can write a kernel image, or any directory on its way,
-// chooses the kernel the machine runs next. So an image is opened one component at a time from
-// "/" and judged on descriptors, the way sudo and OpenSSH judge a path (safe_path): every
-// directory owned by root or by the user running kdrift and writable by nobody else (a
-// root-owned sticky directory such as /tmp excepted: no one can rename what is not theirs
-// there), no symbolic link anywhere, and the image a regular file with the same owners and no
-// group or other write bit. The descriptor that passed is the one loaded, so a path swapped
-// after the check changes nothing.
+// chooses the kernel the machine runs next. So an image's directory is opened as a TrustedDir
+// (util/trusted_dir.h: from "/" one component at a time on descriptors, no symbolic link, every
+// directory owned by root or the user running kdrift and writable by nobody else, as sudo and
+// OpenSSH's safe_path judge a path), where a root-owned sticky directory such as /tmp may hold
+// it, and the image itself must be a regular file with the same owners and no group or other
+// write bit. The descriptor that passed is the one loaded, so a path swapped after the check
+// changes nothing.
 
 #include <sys/types.h>
 #include <unistd.h>

@@ -15,10 +15,6 @@
 namespace kdrift {
 namespace {
 
-constexpr const char* kWhyTrusted =
-    "a directory kdrift keeps state in, and every directory above it, must be writable by root "
-    "or the user running kdrift alone";
-
 // One entry of the directory: a name, never a path that could lead out of it.
 Status check_name(std::string_view name, const std::string& directory) {
   if (!name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos) {
@@ -61,48 +57,53 @@ std::string octal_mode(mode_t mode) {
   return text;
 }
 
-// Why the directory cannot be trusted, or empty. A root-owned sticky directory (/tmp) is safe on
-// the way, not at the end: others may add entries there but not rename or remove ours, and the
-// entry walked into next is checked for its own owner.
-std::string untrusted(const struct stat& st, bool last) {
-  if (!S_ISDIR(st.st_mode)) return "not a directory";
-  const uid_t me = ::geteuid();
-  if (st.st_uid != 0 && st.st_uid != me) {
-    return "owned by uid " + std::to_string(st.st_uid) +
-           ", neither root nor the user running kdrift (uid " + std::to_string(me) + ")";
+// Why root cannot trust what st describes, or empty: its owner is neither root nor the trusted
+// user, or its group or others may write it. A root-owned sticky directory (/tmp) is safe where
+// sticky_ok: others may add entries there but not rename or remove ours, and each entry walked
+// into or opened next is checked for its own owner.
+std::string untrusted(const struct stat& st, const Trust& trust, bool sticky_ok) {
+  if (st.st_uid != 0 && st.st_uid != trust.user) {
+    return "owned by uid " + std::to_string(st.st_uid) + ", neither root nor the user running " +
+           "kdrift (uid " + std::to_string(trust.user) + ")";
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) == 0) return {};
-  if (!last && (st.st_mode & S_ISVTX) != 0 && st.st_uid == 0) return {};
+  if (sticky_ok && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) != 0 && st.st_uid == 0) return {};
   return "writable by its group or others (mode " + octal_mode(st.st_mode) + ")";
 }
 
-Status check_opened(int fd, const std::string& component, const std::string& path, bool last) {
+Error refusal(const std::string& subject, const std::string& why, const Trust& trust) {
+  return make_error(EPERM, subject + " is " + why + "; " + std::string(trust.stakes));
+}
+
+Status check_opened(int fd, const std::string& component, const std::string& path, bool last,
+                    const Trust& trust) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno, path + ": stat " + component);
-  if (const std::string why = untrusted(st, last); !why.empty()) {
-    return make_error(EPERM, where(component, path) + " is " + why + "; " + kWhyTrusted);
-  }
+  std::string why =
+      S_ISDIR(st.st_mode) ? untrusted(st, trust, !last || trust.sticky_holder) : "not a directory";
+  if (!why.empty()) return refusal(where(component, path), why, trust);
   return ok_status();
 }
 
-Error open_failure(int code, int parent, const std::string& name, const std::string& component,
-                   const std::string& path) {
+Error open_failure(int code, int parent, const std::string& name, const std::string& subject,
+                   const Trust& trust) {
   struct stat st {};
   if ((code == ENOTDIR || code == ELOOP) &&
       ::fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-    return make_error(ELOOP, where(component, path) +
-                                 " is a symbolic link; none is followed on the way to a "
-                                 "directory kdrift keeps state in (give the real path)");
+    return make_error(ELOOP, subject +
+                                 " is a symbolic link, and none is followed (give the real "
+                                 "path); " +
+                                 std::string(trust.stakes));
   }
-  return make_error(code, where(component, path));
+  return make_error(code, subject);
 }
 
 // Walks from parent into name (component: the path walked so far, for messages), creating it
 // when asked, and checks what was opened. The last component is opened for real (fsync and
 // listing need it), the ones on the way O_PATH (no read permission needed to pass through).
 Result<UniqueFd> enter(int parent, const std::string& name, const std::string& component,
-                       const std::string& path, bool last, TrustedDir::Missing missing,
-                       mode_t mode) {
+                       const std::string& path, bool last, TrustedDir::Missing missing, mode_t mode,
+                       const Trust& trust) {
   const int flags = (last ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
   UniqueFd fd(::openat(parent, name.c_str(), flags));
   if (!fd && errno == ENOENT && missing == TrustedDir::Missing::kCreate) {
@@ -117,8 +118,8 @@ Result<UniqueFd> enter(int parent, const std::string& name, const std::string& c
     }
     fd.reset(::openat(parent, name.c_str(), flags));
   }
-  if (!fd) return open_failure(errno, parent, name, component, path);
-  if (auto checked = check_opened(fd.get(), component, path, last); !checked) {
+  if (!fd) return open_failure(errno, parent, name, where(component, path), trust);
+  if (auto checked = check_opened(fd.get(), component, path, last, trust); !checked) {
     return checked.error();
   }
   return fd;
@@ -126,27 +127,28 @@ Result<UniqueFd> enter(int parent, const std::string& name, const std::string& c
 
 }  // namespace
 
-Result<TrustedDir> TrustedDir::open(const std::string& path, Missing missing, mode_t mode) {
+Result<TrustedDir> TrustedDir::open(const std::string& path, Missing missing, mode_t mode,
+                                    const Trust& trust) {
   auto parts = components(path);
   if (!parts) return parts.error();
   const bool root_is_last = parts->empty();
   UniqueFd current(::open("/", (root_is_last ? O_RDONLY : O_PATH) | O_DIRECTORY | O_CLOEXEC));
   if (!current) return make_error(errno, path + ": open /");
-  if (auto checked = check_opened(current.get(), "/", path, root_is_last); !checked) {
+  if (auto checked = check_opened(current.get(), "/", path, root_is_last, trust); !checked) {
     return checked.error();
   }
   UniqueFd parent;
   std::string component;
   for (size_t i = 0; i < parts->size(); ++i) {
     component += "/" + (*parts)[i];
-    auto next =
-        enter(current.get(), (*parts)[i], component, path, i + 1 == parts->size(), missing, mode);
+    auto next = enter(current.get(), (*parts)[i], component, path, i + 1 == parts->size(), missing,
+                      mode, trust);
     if (!next) return next.error();
     parent = std::move(current);
     current = std::move(*next);
   }
-  return TrustedDir(path, std::move(current), std::move(parent),
-                    root_is_last ? "/" : parts->back());
+  return TrustedDir(path, std::move(current), std::move(parent), root_is_last ? "/" : parts->back(),
+                    trust);
 }
 
 std::string TrustedDir::path_of(std::string_view name) const {
@@ -157,11 +159,11 @@ Result<TrustedDir> TrustedDir::subdirectory(std::string_view name, Missing missi
                                             mode_t mode) const {
   if (auto valid = check_name(name, path_); !valid) return valid.error();
   const std::string shown = path_of(name);
-  auto fd = enter(fd_.get(), std::string(name), shown, shown, true, missing, mode);
+  auto fd = enter(fd_.get(), std::string(name), shown, shown, true, missing, mode, trust_);
   if (!fd) return fd.error();
   UniqueFd parent(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
   if (!parent) return make_error(errno, "duplicate the descriptor of " + path_);
-  return TrustedDir(shown, std::move(*fd), std::move(parent), std::string(name));
+  return TrustedDir(shown, std::move(*fd), std::move(parent), std::string(name), trust_);
 }
 
 bool TrustedDir::contains(std::string_view name) const {
@@ -202,6 +204,20 @@ Result<UniqueFd> TrustedDir::open_file(std::string_view name, int flags, mode_t 
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return make_error(errno, "stat " + shown);
   if (!S_ISREG(st.st_mode)) return content_error(shown + " is not a regular file");
+  return fd;
+}
+
+Result<UniqueFd> TrustedDir::open_trusted_file(std::string_view name) const {
+  auto fd = open_file(name, O_RDONLY | O_NOCTTY);
+  if (!fd && fd.error().code == ELOOP) {
+    return open_failure(ELOOP, fd_.get(), std::string(name), path_of(name), trust_);
+  }
+  if (!fd) return fd.error();
+  struct stat st {};
+  if (::fstat(fd->get(), &st) != 0) return make_error(errno, "stat " + path_of(name));
+  if (const std::string why = untrusted(st, trust_, false); !why.empty()) {
+    return refusal(path_of(name), why, trust_);
+  }
   return fd;
 }
 

@@ -13,6 +13,7 @@
 // renaming or exchanging a directory on the path afterwards changes nothing.
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <string>
@@ -24,6 +25,20 @@
 
 namespace kdrift {
 
+// A state directory's stakes: what every refusal of one says is at risk.
+inline constexpr std::string_view kStateDirStakes =
+    "a directory kdrift keeps state in, and every directory above it, must be writable by root "
+    "or the user running kdrift alone";
+
+// Whom a trusted directory may belong to, and what a refusal says is at risk.
+struct Trust {
+  uid_t user = ::geteuid();  // besides root: the user running kdrift
+  // Whether the directory itself may be a root-owned sticky one (/tmp): only for a directory
+  // whose files are each judged before use (open_trusted_file), since others may add files there.
+  bool sticky_holder = false;
+  std::string_view stakes = kStateDirStakes;
+};
+
 class TrustedDir {
  public:
   enum class Missing { kRefuse, kCreate };
@@ -33,7 +48,7 @@ class TrustedDir {
   // the umask) and then checked like the rest. Refusals are EPERM (a symlink ELOOP, not a
   // directory ENOTDIR) naming path, the component and why: its owner uid or its mode.
   static Result<TrustedDir> open(const std::string& path, Missing missing = Missing::kRefuse,
-                                 mode_t mode = 0755);
+                                 mode_t mode = 0755, const Trust& trust = {});
 
   // The path as given, for messages and for what kdrift prints.
   const std::string& path() const { return path_; }
@@ -54,6 +69,10 @@ class TrustedDir {
   // The regular file name opened with flags (O_NOFOLLOW and O_CLOEXEC added; O_CREAT makes it
   // with mode): what the journal appends to and what the lock holds.
   Result<UniqueFd> open_file(std::string_view name, int flags, mode_t mode = 0600) const;
+  // The regular file name opened read-only, refused (EPERM, or ELOOP for a symlink) unless it
+  // too belongs to root or the trusted user and nobody else may write it: a file whose content
+  // root acts on, such as a kexec image.
+  Result<UniqueFd> open_trusted_file(std::string_view name) const;
   // write_file_atomically_at: temporary, fsync, rename over name, fsync of this directory.
   Status replace_file(std::string_view name, std::string_view content, mode_t mode = 0600) const;
   // Unlinks the file; one that is already gone is not an error.
@@ -64,16 +83,18 @@ class TrustedDir {
   Status remove_if_empty() const;
 
  private:
-  TrustedDir(std::string path, UniqueFd fd, UniqueFd parent, std::string name)
+  TrustedDir(std::string path, UniqueFd fd, UniqueFd parent, std::string name, const Trust& trust)
       : path_(std::move(path)),
         fd_(std::move(fd)),
         parent_(std::move(parent)),
-        name_(std::move(name)) {}
+        name_(std::move(name)),
+        trust_(trust) {}
 
   std::string path_;
   UniqueFd fd_;      // O_RDONLY: fsync and listing need a real descriptor
   UniqueFd parent_;  // O_PATH, for remove_if_empty; empty for "/"
   std::string name_;
+  Trust trust_;
 };
 
 }  // namespace kdrift

@@ -120,7 +120,7 @@ class RefusedAtStart(KexecBisect):
     def test_kernel_in_a_world_writable_directory(self):
         self.directory("open", mode=0o777)
         kernel = self.file("open/vmlinuz", b"root's kernel, anyone's directory")
-        self.refuse(kernel, None, self.path("open") + " is writable by every user")
+        self.refuse(kernel, None, self.path("open") + " is writable by its group or others")
 
 
 class SwappedByARacer(KexecBisect):
