@@ -3,7 +3,7 @@
 KDRIFT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KDRIFT_BUILD_DIR=${KDRIFT_BUILD_DIR:-$KDRIFT_ROOT/build}
 
-# Debian 12 packages, each for a reason given in README.md ("Dependencies"). The build's list is
+# Debian 12 packages, each for a reason given in docs/development.md ("Dependencies"). The build's list is
 # debian/control's Build-Depends too (scripts/package refuses to build when the two differ).
 KDRIFT_BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config clang

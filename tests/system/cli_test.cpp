@@ -1,4 +1,4 @@
-// The kdrift binary as scripts use it: exit statuses and files, per the contract in README.md.
+// The kdrift binary as scripts use it: exit statuses and files, per the contract in docs/usage.md.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -32,7 +32,7 @@ uint64_t distance(uint64_t a, uint64_t b) {
 
 // The requests a trace counted completing: those whose completion ran rq_complete and those
 // whose completion ran no program, found when their request was issued again or when the
-// device was idle at the end (see README.md, "completions that run no program").
+// device was idle at the end (see docs/usage.md, "no program").
 uint64_t completed_or_lost(const Json& by_direction, const char* completed, const char* lost) {
   return read_write(by_direction, completed) + read_write(by_direction, lost);
 }
