@@ -10,8 +10,8 @@ install(TARGETS kdrift RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # the same directory.
 set(KDRIFT_SYSTEMD_UNIT_DIR "lib/systemd/system" CACHE STRING
   "Where the units are installed, relative to the prefix")
-file(GLOB kdrift_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/scripts/systemd/*.service
-  ${PROJECT_SOURCE_DIR}/scripts/systemd/*.timer)
+file(GLOB kdrift_units CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/dist/systemd/*.service
+  ${PROJECT_SOURCE_DIR}/dist/systemd/*.timer)
 foreach(unit IN LISTS kdrift_units)
   get_filename_component(name ${unit} NAME)
   file(READ ${unit} text)
@@ -36,4 +36,4 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING 
   PATTERN "man" EXCLUDE)
 # Prometheus's rule_files: can name it where it is installed (outside the documentation, which a
 # distribution may compress).
-install(FILES scripts/prometheus/kdrift.rules.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/kdrift/prometheus)
+install(FILES dist/prometheus/kdrift.rules.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/kdrift/prometheus)

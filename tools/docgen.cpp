@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <set>
 
-#include "checks/rule_loader.h"
 #include "cli/cli_spec.h"
 #include "cli/program.h"
-#include "probe/profile.h"
+#include "iobench/profile.h"
 #include "report/man_page.h"
 #include "report/shell_completion.h"
+#include "rules/rule_loader.h"
 #include "util/atomic_file.h"
 #include "util/toml_reader.h"
 #include "util/version.h"

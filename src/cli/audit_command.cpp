@@ -2,8 +2,6 @@
 
 #include <memory>
 
-#include "checks/analysis.h"
-#include "checks/rule_loader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/probe_arguments.h"
@@ -11,6 +9,8 @@
 #include "report/probe_text.h"
 #include "report/report_text.h"
 #include "report/summary.h"
+#include "rules/analysis.h"
+#include "rules/rule_loader.h"
 #include "util/fatal.h"
 
 namespace kdrift {

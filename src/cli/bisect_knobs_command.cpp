@@ -15,7 +15,7 @@
 #include "cli/bisect_measure.h"
 #include "cli/commands.h"
 #include "cli/report_arguments.h"
-#include "probe/block_device.h"
+#include "iobench/block_device.h"
 #include "report/text_table.h"
 #include "snapshot/snapshot.h"
 #include "util/fatal.h"

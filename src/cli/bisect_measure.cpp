@@ -1,10 +1,10 @@
 #include "cli/bisect_measure.h"
 
-#include "checks/finding_signature.h"
 #include "cli/probe_arguments.h"
 #include "collect/capture.h"
 #include "model/job_result.h"
 #include "model/percentile_set.h"
+#include "rules/finding_signature.h"
 #include "snapshot/json_access.h"
 #include "util/fatal.h"
 #include "util/text.h"

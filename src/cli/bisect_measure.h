@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "bisect/session.h"
-#include "checks/rule.h"
 #include "model/bisect_metric.h"
+#include "rules/rule.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 #include "util/trusted_dir.h"

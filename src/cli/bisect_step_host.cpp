@@ -2,8 +2,8 @@
 
 #include <iostream>
 
-#include "checks/rule_loader.h"
 #include "cli/bisect_measure.h"
+#include "rules/rule_loader.h"
 #include "util/fatal.h"
 
 namespace kdrift {

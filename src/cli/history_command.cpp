@@ -6,9 +6,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/kdrift_units.h"
 #include "cli/output.h"
 #include "cli/report_arguments.h"
+#include "cli/service_install.h"
 #include "collect/capture.h"
 #include "history/boot_history.h"
 #include "report/history_text.h"

@@ -2,7 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "probe/fio_import.h"
+#include "iobench/fio_import.h"
 #include "util/fatal.h"
 
 namespace kdrift {

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <variant>
 
-#include "probe/rounds.h"
+#include "iobench/rounds.h"
 #include "util/fatal.h"
 #include "util/text.h"
 

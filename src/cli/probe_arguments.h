@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "probe/override_flags.h"
-#include "probe/profile.h"
-#include "probe/runner.h"
+#include "iobench/override_flags.h"
+#include "iobench/profile.h"
+#include "iobench/runner.h"
 
 namespace kdrift {
 
@@ -37,7 +37,7 @@ struct ProbeArguments : OverrideFlags {
   void add_override_options(CLI::App& command);
 
   // The profile with the overrides applied; usage errors are fatal (exit 2) and name the option.
-  // Values are checked by probe/job_validation.h, as a profile's are.
+  // Values are checked by iobench/job_validation.h, as a profile's are.
   Profile resolve_profile() const;
   ProbeOptions resolve_options(const Profile& profile) const;
 };

@@ -1,8 +1,8 @@
 #include "cli/prometheus_output.h"
 
-#include "checks/analysis.h"
 #include "cli/report_arguments.h"
 #include "report/prometheus.h"
+#include "rules/analysis.h"
 
 namespace kdrift {
 

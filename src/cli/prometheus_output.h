@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/rule.h"
+#include "rules/rule.h"
 #include "snapshot/snapshot.h"
 
 namespace kdrift {

@@ -2,12 +2,12 @@
 
 #include <unistd.h>
 
-#include "checks/analysis.h"
-#include "checks/rule_loader.h"
-#include "checks/snapshot_files.h"
 #include "cli/output.h"
 #include "report/report_html.h"
 #include "report/report_text.h"
+#include "rules/analysis.h"
+#include "rules/rule_loader.h"
+#include "rules/snapshot_files.h"
 #include "util/fatal.h"
 
 namespace kdrift {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "checks/rule.h"
-#include "checks/snapshot_files.h"
 #include "cli/output.h"
+#include "rules/rule.h"
+#include "rules/snapshot_files.h"
 #include "snapshot/snapshot.h"
 
 namespace kdrift {
@@ -24,7 +24,7 @@ struct ReportArguments {
   std::vector<Rule> rules() const;
   // Renders and writes the report; returns the exit status it calls for.
   int emit(const Json& report) const;
-  // The report for the files (checks/snapshot_files.h) with these rules and --redact, emitted.
+  // The report for the files (rules/snapshot_files.h) with these rules and --redact, emitted.
   int emit_for_files(SnapshotFiles files) const;
 };
 

@@ -2,7 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "probe/device_trace.h"
+#include "iobench/device_trace.h"
 #include "report/trace_text.h"
 #include "util/fatal.h"
 #include "util/interrupt_guard.h"

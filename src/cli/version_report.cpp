@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "collect/pci.h"
-#include "probe/interface_support.h"
+#include "iobench/interface_support.h"
 #include "trace/block_trace.h"
 #include "trace/io_trace.h"
 #include "trace/kernel_features.h"

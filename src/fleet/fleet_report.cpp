@@ -6,11 +6,11 @@
 #include <optional>
 #include <set>
 
-#include "checks/analysis.h"
 #include "diff/statistics.h"
 #include "fleet/fleet_index.h"
 #include "fleet/fleet_inputs.h"
 #include "fleet/group_compare.h"
+#include "rules/analysis.h"
 #include "snapshot/json_access.h"
 #include "util/version.h"
 

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "checks/rule.h"
 #include "fleet/group_compare.h"
+#include "rules/rule.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
 

@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
-#include "checks/analysis.h"
 #include "diff/probe_compare.h"
 #include "diff/statistics.h"
 #include "fleet/host_facts.h"
+#include "rules/analysis.h"
 #include "snapshot/json_access.h"
 
 namespace kdrift {

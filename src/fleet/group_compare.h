@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "checks/rule.h"
 #include "fleet/fleet_inputs.h"
+#include "rules/rule.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
 

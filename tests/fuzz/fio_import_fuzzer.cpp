@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "probe/fio_import.h"
+#include "iobench/fio_import.h"
 #include "report/fio_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

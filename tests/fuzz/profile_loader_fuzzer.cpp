@@ -1,13 +1,13 @@
 // Any bytes given as a --profile file: parsing either fails with an error naming the file, or
-// yields a profile whose every job is within probe/job_validation.h's bounds (a job that got
+// yields a profile whose every job is within iobench/job_validation.h's bounds (a job that got
 // through with block size 0 once divided by zero in the engines).
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "probe/job_validation.h"
-#include "probe/profile.h"
+#include "iobench/job_validation.h"
+#include "iobench/profile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kdrift;

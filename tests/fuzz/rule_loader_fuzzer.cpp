@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "checks/derived_facts.h"
-#include "checks/evaluate.h"
-#include "checks/rule_loader.h"
+#include "rules/derived_facts.h"
+#include "rules/evaluate.h"
+#include "rules/rule_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kdrift;

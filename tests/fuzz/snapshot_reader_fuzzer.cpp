@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "checks/analysis.h"
-#include "checks/rule_loader.h"
 #include "report/report_html.h"
 #include "report/report_text.h"
+#include "rules/analysis.h"
+#include "rules/rule_loader.h"
 #include "snapshot/redact.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

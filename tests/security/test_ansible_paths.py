@@ -1,4 +1,4 @@
-"""Issue 32: the Ansible role (scripts/ansible/roles/kdrift) writes only where it means to.
+"""Issue 32: the Ansible role (dist/ansible/roles/kdrift) writes only where it means to.
 
 1. A host's snapshot is fetched to kdrift_fleet_dir/<inventory_hostname>.json.gz: an inventory
    name such as ../../../x put it outside the fleet directory, and the play reported success.

@@ -153,7 +153,7 @@ TEST(HistoryInstall, InstallsTheBootcheckUnitForThisBinaryAndUninstallsIt) {
   EXPECT_EQ(unit.find("@KDRIFT@"), std::string::npos);
   // Byte for byte the shipped file apart from the program: the embedded copy is current.
   std::string shipped =
-      testing::read_bytes(testing::source_dir() + "/scripts/systemd/kdrift-bootcheck.service");
+      testing::read_bytes(testing::source_dir() + "/dist/systemd/kdrift-bootcheck.service");
   for (size_t at = shipped.find("@KDRIFT@"); at != std::string::npos; at = shipped.find("@KDRIFT@"))
     shipped.replace(at, 8, binary);
   EXPECT_EQ(unit, shipped);

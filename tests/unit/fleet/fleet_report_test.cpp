@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checks/rule_loader.h"
 #include "fleet/fleet_inputs.h"
+#include "rules/rule_loader.h"
 #include "snapshot/json_access.h"
 #include "support/fixtures.h"
 #include "support/snapshots.h"

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
+#include "iobench/fio_import.h"
 #include "model/job_result.h"
-#include "probe/fio_import.h"
 #include "snapshot/snapshot.h"
 #include "support/fixtures.h"
 

@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "checks/analysis.h"
-#include "checks/rule_loader.h"
+#include "rules/analysis.h"
+#include "rules/rule_loader.h"
 #include "support/hostile_text.h"
 #include "support/snapshots.h"
 #include "util/text.h"

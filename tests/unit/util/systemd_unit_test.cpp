@@ -233,7 +233,7 @@ TEST(SystemdUnit, RunningExecutableIsThisProcessBinary) {
   EXPECT_TRUE(fs::equivalent(*program, "/proc/self/exe"));
 }
 
-// The unit files kdrift ships (scripts/systemd/), installed as kdrift installs them, must be
+// The unit files kdrift ships (dist/systemd/), installed as kdrift installs them, must be
 // what systemd accepts: systemd-analyze verify reports unknown keys, bad values and an ExecStart
 // that is not executable. The test binary stands in for kdrift as a program that exists. A timer
 // is verified beside the service it runs.
@@ -245,7 +245,7 @@ TEST(SystemdUnit, ShippedUnitsPassSystemdAnalyzeVerify) {
   ASSERT_TRUE(program);
   const TempDir tmp;
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(testing::source_dir() + "/scripts/systemd")) {
+  for (const auto& entry : fs::directory_iterator(testing::source_dir() + "/dist/systemd")) {
     const std::string name = entry.path().filename().string();
     const std::string text = testing::read_bytes(entry.path().string());
     if (entry.path().extension() == ".service") {
@@ -268,7 +268,7 @@ TEST(SystemdUnit, ShippedUnitsPassSystemdAnalyzeVerify) {
   EXPECT_EQ(names.size(), 4u);
   // The check can fail: a typo in a key is reported.
   std::string broken =
-      testing::read_bytes(testing::source_dir() + "/scripts/systemd/kdrift-bisect.service");
+      testing::read_bytes(testing::source_dir() + "/dist/systemd/kdrift-bisect.service");
   broken.replace(broken.find("Type=oneshot"), 12, "Type=oneshoot");
   ASSERT_TRUE(install_unit(tmp.path(), "broken.service", broken, *program, "multi-user.target"));
   const auto verify =

@@ -1,0 +1,409 @@
+#include "iobench/fio_import.h"
+
+#include <array>
+#include <map>
+
+#include "collect/facts.h"
+#include "iobench/fio_json_locate.h"
+#include "iobench/fio_units.h"
+#include "snapshot/json_access.h"
+#include "util/bounded_json.h"
+#include "util/input_file.h"
+#include "util/text.h"
+#include "util/units.h"
+
+namespace kdrift {
+namespace {
+
+// fio's output nests 7 levels (jobs[].read.clat_ns.percentile.N) and each file in
+// tests/fixtures/fio holds 250 values in 6.5 KB; --output-format=json+ adds up to ~1,900
+// latency bins (~30 KB) per job and direction. A million values and 32 MiB admit json+ output
+// of 250 jobs that both read and write, every bin filled; 32 levels is four times fio's depth.
+// A hostile file (a percentile nested 500,000 deep, millions of empty arrays) is refused while
+// parsing, before it can exhaust the stack or the memory of what reads it.
+constexpr size_t kMaxFioOutputBytes = size_t{32} << 20;
+constexpr JsonLimits kFioLimits{.max_depth = 32, .max_values = 1'000'000};
+
+constexpr const char* kNotInOutput = "not in this fio output";
+// fio's name for the sum it adds to client/server output (client.c).
+constexpr std::string_view kAllClients = "All clients";
+// fio's directions; "mixed" is what unified_rw_reporting writes instead of read and write.
+constexpr std::array<const char*, 4> kDirections = {"read", "write", "trim", "mixed"};
+
+// A job's options: its own "job options" first, then the file's "global options". fio writes
+// options under the name they were given, so an alias (readwrite for rw) is looked up too.
+struct Options {
+  const Json& job;
+  const Json& global;
+
+  std::optional<std::string> get(std::initializer_list<const char*> names) const {
+    for (const Json* table : {&job, &global}) {
+      for (const char* name : names) {
+        const auto it = table->find(name);
+        if (it != table->end() && it->is_string()) return it->get<std::string>();
+      }
+    }
+    return std::nullopt;
+  }
+  bool enabled(const char* name) const {
+    const auto value = get({name});
+    return value && !value->empty() && *value != "0";
+  }
+};
+
+// fio's engine options mapped onto kdrift's engine label.
+std::string engine_label(const std::string& ioengine, const Options& options) {
+  std::string engine = ioengine;
+  if (engine == "io_uring") {
+    if (options.enabled("hipri")) engine += "+iopoll";
+    if (options.enabled("sqthread_poll")) engine += "+sqpoll";
+    if (options.enabled("fixedbufs")) engine += "+fixedbufs";
+    if (options.enabled("registerfiles")) engine += "+regfiles";
+  } else if (engine == "pvsync2" && options.enabled("hipri")) {
+    engine += "+hipri";
+  }
+  return engine;
+}
+
+// engine, rw, bs, iodepth as the options state them; what they do not state is named
+// unavailable, never filled with a default (fio's own defaults changed between versions).
+void put_identity(Json& job, const Options& options) {
+  if (const auto engine = options.get({"ioengine"})) {
+    job["engine"] = engine_label(*engine, options);
+  } else {
+    mark_unavailable(job, "engine", kNotInOutput);
+  }
+  if (const auto rw = options.get({"rw", "readwrite"})) {
+    job["rw"] = *rw;
+  } else {
+    mark_unavailable(job, "rw", kNotInOutput);
+  }
+  if (const auto mix = options.get({"rwmixread"}); mix && parse_uint(*mix)) {
+    job["rwmixread"] = *parse_uint(*mix);
+  }
+  const auto bs = options.get({"bs", "blocksize"});
+  if (bs && parse_size(*bs)) {
+    job["bs"] = *parse_size(*bs);
+  } else {
+    mark_unavailable(job, "bs", bs ? "bs=" + quote_value(*bs) + " is not one size" : kNotInOutput);
+  }
+  const auto depth = options.get({"iodepth"});
+  if (depth && parse_uint(*depth)) {
+    job["iodepth"] = *parse_uint(*depth);
+  } else {
+    mark_unavailable(job, "iodepth",
+                     depth ? "iodepth=" + quote_value(*depth) + " is not a count" : kNotInOutput);
+  }
+}
+
+// numjobs and group_reporting. fio writes an option given without a value (--group_reporting)
+// nowhere in its JSON; what it did is still visible: numjobs clones reported as one entry were
+// summed, as many entries as clones were reported one by one.
+void put_clones(Json& job, const Options& options, size_t entries, size_t index) {
+  const auto numjobs_text = options.get({"numjobs"});
+  // 0: not stated (fio refuses numjobs=0).
+  const uint64_t numjobs = numjobs_text ? parse_uint(*numjobs_text).value_or(0) : 0;
+  if (numjobs > 0) {
+    job["numjobs"] = numjobs;
+  } else {
+    mark_unavailable(job, "numjobs", kNotInOutput);
+  }
+  if (options.get({"group_reporting"})) {
+    job["group_reporting"] = options.enabled("group_reporting");
+  } else if (numjobs > 1 && entries == 1) {
+    job["group_reporting"] = true;
+  } else if (numjobs > 1 && entries == numjobs) {
+    job["group_reporting"] = false;
+  } else {
+    mark_unavailable(job, "group_reporting", kNotInOutput);
+  }
+  if (job.value("group_reporting", true) == false) {
+    job["clone"] = index + 1;
+  }
+}
+
+std::optional<uint64_t> in_ns(const Json& section, const char* key, uint64_t ns_per_unit) {
+  const auto value = count_member(section, key);
+  if (!value || *value > UINT64_MAX / ns_per_unit) return std::nullopt;
+  return *value * ns_per_unit;
+}
+
+// fio's percentiles in nanoseconds; 2.x pads its list with "0.00": 0 entries, which are none.
+Json percentiles(const Json& fio_percentiles, uint64_t ns_per_unit) {
+  Json out = Json::object();
+  for (const auto& [key, value] : fio_percentiles.items()) {
+    const auto p = parse_double(key);
+    const auto figure = json_take::as_count(value);
+    if (!p || *p <= 0 || *p > 100 || !figure || *figure > UINT64_MAX / ns_per_unit) continue;
+    out[key] = *figure * ns_per_unit;
+  }
+  return out;
+}
+
+// Why a latency section fio wrote holds no measurement: fio writes zeros (3.x with N = 0) when it
+// did not time that stage, rather than leaving the section out.
+std::optional<std::string> not_measured(const Json& section, bool gtod_reduce) {
+  const auto samples = count_member(section, "N");
+  const bool zeros = count_member(section, "max").value_or(0) == 0 &&
+                     number_member(section, "mean").value_or(0) == 0;
+  if (samples ? *samples > 0 : !zeros) return std::nullopt;
+  if (gtod_reduce) return "not measured: gtod_reduce=1 stops fio timing each I/O";
+  return samples ? "not measured: fio counted 0 samples (this engine does not time it)"
+                 : "not measured: fio reported 0 for max and mean";
+}
+
+// slat_ns, clat_ns or lat_ns of a direction in nanoseconds, or why there is none.
+void put_latency(Json& out, const Json& fio_direction, const char* name, bool gtod_reduce) {
+  const std::string key = std::string(name) + "_ns";
+  const auto source = fio_latency(fio_direction, name);
+  if (!source) return mark_unavailable(out, key, kNotInOutput);
+  const Json& section = *source->section;
+  if (const auto why = not_measured(section, gtod_reduce)) return mark_unavailable(out, key, *why);
+  const uint64_t unit = source->ns_per_unit;
+  Json latency = Json::object();
+  if (const auto min = in_ns(section, "min", unit)) latency["min"] = *min;
+  if (const auto max = in_ns(section, "max", unit)) latency["max"] = *max;
+  if (const auto mean = number_member(section, "mean")) latency["mean"] = *mean * unit;
+  if (const auto dev = number_member(section, "stddev")) latency["stddev"] = *dev * unit;
+  if (const auto samples = count_member(section, "N")) latency["count"] = *samples;
+  if (const Json* list = object_member(section, "percentile")) {
+    latency["percentile"] = percentiles(*list, unit);
+  }
+  if (const Json* bins = member(section, "bins")) {
+    auto histogram = fio_histogram(*bins, unit);
+    if (histogram) {
+      if (!latency.contains("count")) latency["count"] = (*histogram)["count"];
+      latency["buckets"] = std::move((*histogram)["buckets"]);
+    } else {
+      mark_unavailable(latency, "buckets", "fio's bins unreadable: " + histogram.error().context);
+    }
+  }
+  out[key] = std::move(latency);
+}
+
+// fio's IOPS samples (one per iops_avg_time, 500 ms unless set): their mean is a mean.
+Json iops_samples(const Json& fio_direction) {
+  Json out = Json::object();
+  for (const auto& [key, fio_key] :
+       std::array<std::pair<const char*, const char*>, 4>{{{"min", "iops_min"},
+                                                           {"max", "iops_max"},
+                                                           {"mean", "iops_mean"},
+                                                           {"stddev", "iops_stddev"}}}) {
+    if (const auto value = number_member(fio_direction, fio_key)) out[key] = *value;
+  }
+  if (const auto count = count_member(fio_direction, "iops_samples")) out["count"] = *count;
+  return out;
+}
+
+bool did_io(const Json& fio_direction) {
+  return count_member(fio_direction, "total_ios").value_or(0) > 0 ||
+         count_member(fio_direction, "io_bytes").value_or(0) > 0;
+}
+
+Json direction(const Json& fio_direction, FioEra era, bool gtod_reduce) {
+  Json out = Json::object();
+  if (const auto ios = count_member(fio_direction, "total_ios")) {
+    out["ios"] = *ios;
+  } else {
+    mark_unavailable(out, "ios", kNotInOutput);
+  }
+  if (const auto bytes = fio_io_bytes(fio_direction, era)) out["bytes"] = *bytes;
+  if (const auto iops = number_member(fio_direction, "iops")) out["iops"] = *iops;
+  if (const auto bw = fio_bw_bytes(fio_direction)) out["bw_bytes"] = *bw;
+  if (const auto runtime_ms = number_member(fio_direction, "runtime")) {
+    out["runtime_s"] = *runtime_ms / 1000;
+  }
+  for (const char* key : {"bytes", "iops", "bw_bytes", "runtime_s"}) {
+    if (!out.contains(key)) mark_unavailable(out, key, kNotInOutput);
+  }
+  for (const char* name : {"slat", "clat", "lat"})
+    put_latency(out, fio_direction, name, gtod_reduce);
+  if (fio_direction.contains("iops_min")) {
+    out["iops_samples"] = iops_samples(fio_direction);
+  } else {
+    mark_unavailable(out, "iops_samples", kNotInOutput);
+  }
+  return out;
+}
+
+// status, failure and cpu as fio reported them.
+void put_outcome(Json& job, const Json& fio_job) {
+  if (const auto error = integer_member(fio_job, "error")) {
+    job["status"] = *error == 0 ? "ok" : "failed";
+    if (*error != 0) job["failure"] = {{"errno", *error}, {"error", "reported by fio"}};
+  } else {
+    mark_unavailable(job, "status", kNotInOutput);
+  }
+  const auto usr = number_member(fio_job, "usr_cpu");
+  const auto sys = number_member(fio_job, "sys_cpu");
+  if (usr && sys) {
+    job["cpu"] = {{"usr_pct", *usr}, {"sys_pct", *sys}};
+  } else {
+    mark_unavailable(job, "cpu", kNotInOutput);
+  }
+}
+
+void put_directions(Json& job, const Json& fio_job, FioEra era, bool gtod_reduce) {
+  double elapsed_s = -1;
+  for (const char* key : kDirections) {
+    const Json* stats = object_member(fio_job, key);
+    if (stats == nullptr || !did_io(*stats)) continue;
+    job[key] = direction(*stats, era, gtod_reduce);
+    elapsed_s = std::max(elapsed_s, job[key].value("runtime_s", 0.0));
+  }
+  if (elapsed_s >= 0) {
+    job["elapsed_s"] = elapsed_s;
+  } else {
+    mark_unavailable(job, "elapsed_s", "fio reported no I/O in any direction");
+  }
+}
+
+// fio writes every option as a string; anything else is not fio's output.
+Result<bool> check_options(const Json& table, const std::string& source) {
+  if (!table.is_object()) return content_error(source + ": options are not an object");
+  for (const auto& [key, value] : table.items()) {
+    if (!value.is_string()) {
+      return content_error(source + ": option \"" + key + "\" is not a string");
+    }
+  }
+  return true;
+}
+
+// The name diff pairs jobs by: fio's job name, with the host for client/server output and the
+// clone for numjobs reported one by one; a name still taken gets "#2", "#3", ...
+void name_job(Json& job, const std::string& jobname, std::map<std::string, int>& taken) {
+  std::string name = jobname;
+  if (job.contains("host")) name += " @" + job["host"].get<std::string>();
+  if (job.contains("clone")) {
+    name += " (clone " + std::to_string(job["clone"].get<uint64_t>()) + " of " +
+            std::to_string(job["numjobs"].get<uint64_t>()) + ")";
+  }
+  const int seen = ++taken[name];
+  if (seen > 1) name += " #" + std::to_string(seen);
+  job["name"] = name;
+}
+
+struct Entries {
+  const Json* list = nullptr;
+  bool client_server = false;
+};
+
+Entries entries_of(const Json& document) {
+  if (const Json* jobs = array_member(document, "jobs")) return {jobs, false};
+  return {array_member(document, "client_stats"), true};
+}
+
+Result<Json> import_job(const Json& fio_job, const Json& global, FioEra era,
+                        const std::string& source, const std::map<std::string, size_t>& per_name,
+                        std::map<std::string, size_t>& seen) {
+  if (!fio_job.is_object()) return content_error(source + ": a job is not an object");
+  const Json options_table = fio_job.value("job options", Json::object());
+  if (auto checked = check_options(options_table, source); !checked) return checked.error();
+  const Options options{options_table, global};
+  const auto jobname = text_member(fio_job, "jobname");
+  if (fio_job.contains("jobname") && !fio_job["jobname"].is_string()) {
+    return content_error(source + ": a jobname is not a string");
+  }
+  Json job = {{"workload", jobname}};
+  if (const auto host = text_member(fio_job, "hostname"); !host.empty()) job["host"] = host;
+  if (const auto port = count_member(fio_job, "port")) job["port"] = *port;
+  put_identity(job, options);
+  const std::string group = jobname + '\0' + job.value("host", std::string());
+  put_clones(job, options, per_name.at(group), seen[group]++);
+  put_outcome(job, fio_job);
+  put_directions(job, fio_job, era, options.enabled("gtod_reduce"));
+  return job;
+}
+
+std::string group_of(const Json& fio_job) {
+  if (!fio_job.is_object()) return {};
+  return text_member(fio_job, "jobname") + '\0' + text_member(fio_job, "hostname");
+}
+
+// json+ is json with each latency section's histogram bins.
+bool has_bins(const Json& fio_jobs) {
+  for (const auto& fio_job : fio_jobs) {
+    for (const char* direction : kDirections) {
+      const Json* stats = fio_job.is_object() ? object_member(fio_job, direction) : nullptr;
+      if (stats == nullptr) continue;
+      for (const char* name : {"slat", "clat", "lat"}) {
+        const auto source = fio_latency(*stats, name);
+        if (source && source->section->contains("bins")) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// What the file says about itself, and how it was read.
+Json provenance(const Json& document, const LocatedFioJson& located, bool client_server) {
+  Json out = {{"tool", "fio"},
+              {"layout", client_server ? "client_stats" : "jobs"},
+              {"surrounded_by_text", located.surrounded_by_text},
+              {"format", has_bins(*entries_of(document).list) ? "json+" : "json"}};
+  if (const auto version = string_at(document, {"fio version"})) {
+    out["version"] = *version;
+  } else {
+    mark_unavailable(out, "version", kNotInOutput);
+  }
+  if (const auto timestamp = integer_member(document, "timestamp")) {
+    out["timestamp"] = *timestamp;
+  } else {
+    mark_unavailable(out, "timestamp", kNotInOutput);
+  }
+  return out;
+}
+
+Result<Json> import_document(std::string_view text, const std::string& source) {
+  auto located = locate_fio_json(text, source, kFioLimits);
+  if (!located) return located.error();
+  const Json& document = located->document;
+  const Json global = document.value("global options", Json::object());
+  if (auto checked = check_options(global, source); !checked) return checked.error();
+  const Entries entries = entries_of(document);
+  std::map<std::string, size_t> per_name;
+  for (const auto& fio_job : *entries.list)
+    ++per_name[group_of(fio_job)];
+  std::map<std::string, size_t> seen;
+  std::map<std::string, int> taken;
+  Json jobs = Json::array();
+  Json skipped = Json::array();
+  for (const auto& fio_job : *entries.list) {
+    if (entries.client_server && fio_job.is_object() &&
+        text_member(fio_job, "jobname") == kAllClients) {
+      skipped.push_back({{"jobname", kAllClients},
+                         {"reason",
+                          "fio's sum over every client's jobs; each client's own "
+                          "jobs are imported under their host"}});
+      continue;
+    }
+    auto job = import_job(fio_job, global, fio_era(document), source, per_name, seen);
+    if (!job) return job.error();
+    name_job(*job, (*job)["workload"].get<std::string>(), taken);
+    jobs.push_back(std::move(*job));
+  }
+  Json section = {{"profile", {{"name", "fio"}, {"source", source}}},
+                  {"imported_from", provenance(document, *located, entries.client_server)},
+                  {"jobs", std::move(jobs)}};
+  if (!skipped.empty()) section["skipped"] = std::move(skipped);
+  return section;
+}
+
+}  // namespace
+
+Result<Json> import_fio(std::string_view text, const std::string& source) {
+  try {
+    return import_document(text, source);
+  } catch (const Json::exception& error) {
+    // A field of an unexpected type in a hand-edited or foreign file.
+    return content_error(source + ": unexpected fio JSON: " + error.what());
+  }
+}
+
+Result<Json> import_fio_file(const std::string& path) {
+  auto text = read_whole_file(path, kMaxFioOutputBytes);
+  if (!text) return text.error();
+  return import_fio(*text, path);
+}
+
+}  // namespace kdrift

@@ -1,0 +1,43 @@
+#pragma once
+// The report document (docs/report.md, schema kdrift.report/1) for a pair of snapshots or for
+// one: findings ranked, probe jobs compared, the structured diff and the kernel config diff.
+// Every output format renders this document.
+
+#include <string>
+#include <vector>
+
+#include "rules/rule.h"
+#include "snapshot/snapshot.h"
+
+namespace kdrift {
+
+inline constexpr std::string_view kReportSchema = "kdrift.report/1";
+
+struct LabeledSnapshot {
+  const Json& snapshot;
+  std::string label;  // as the user named the file
+};
+
+Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                 const std::vector<Rule>& rules);
+// diff_report without the structured diff and the kernel config diff: the findings, the status
+// and the probe comparison, for a caller that diffs many pairs (kdrift fleet).
+Json diff_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                   const std::vector<Rule>& rules);
+Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules);
+
+// A diff with several snapshots a side (boots or hosts as samples; at most
+// kMaxSnapshotsPerSide): probe jobs compared with snapshots as the unit (compare_probe_sets);
+// findings are those the rules give for every pair of an A and a B snapshot, and what holds
+// for only some pairs is a setting that disagrees within a side, listed in `varies_within`
+// with the structured changes between a side's own snapshots, never as a change. The changes
+// and kernel config compare the first snapshot of each side, less what varies within a side.
+// One snapshot a side is diff_report.
+Json diff_report_sets(const std::vector<LabeledSnapshot>& a, const std::vector<LabeledSnapshot>& b,
+                      const std::vector<Rule>& rules);
+
+// The exit status the report calls for: 1 with a finding at warning or above or a probe
+// regression, else 0.
+int report_exit_status(const Json& report);
+
+}  // namespace kdrift

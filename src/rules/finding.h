@@ -1,0 +1,29 @@
+#pragma once
+// What a rule raised: one finding per rule, naming every subject it matched.
+
+#include <string>
+#include <vector>
+
+#include "rules/rule.h"
+
+namespace kdrift {
+
+enum class Direction {
+  kRegressed,  // B has what the rule flags and A had not
+  kImproved,   // A had it, B has not
+  kChanged,    // a setting that matters moved either way
+  kPresent,    // check: this snapshot has it
+};
+std::string_view direction_name(Direction direction);
+
+struct Finding {
+  const Rule* rule = nullptr;
+  Severity severity = Severity::kInfo;
+  Direction direction = Direction::kPresent;
+  std::vector<std::string> subjects;
+  std::vector<std::string> evidence;
+  std::vector<std::string> proof;
+  double score = 0;
+};
+
+}  // namespace kdrift

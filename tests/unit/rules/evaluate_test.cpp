@@ -1,0 +1,213 @@
+#include "rules/evaluate.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "rules/derived_facts.h"
+#include "rules/ranking.h"
+#include "rules/rule_loader.h"
+
+namespace kdrift {
+namespace {
+
+Rule rule_from(const std::string& matches, const std::string& extra = "") {
+  auto rule = parse_rule(
+      "id = \"t.rule\"\nseverity = \"warning\"\ntitle = \"t\"\n"
+      "explanation = \"e\"\nremedy = \"r\"\n" +
+          extra + matches,
+      "t.toml");
+  if (!rule) throw std::runtime_error(rule.error().describe());
+  return std::move(*rule);
+}
+
+const Json kTranslated = Json::parse(R"({
+  "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:01:00.0", "mode": "translated-lazy"},
+                        {"device": "zram0", "mode": "none"}],
+            "cmdline": {"intel_iommu": "on"}},
+  "probe": {"jobs": [{"name": "qd16", "trace": {"iommu": {"maps_per_io": 1.0}}}]}
+})");
+const Json kPassthrough = Json::parse(R"({
+  "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:01:00.0", "mode": "passthrough"},
+                        {"device": "zram0", "mode": "none"}],
+            "cmdline": {"intel_iommu": "on", "iommu": "pt"}},
+  "probe": {"jobs": [{"name": "qd16", "trace": {"iommu": {"maps_per_io": 0.0}}}]}
+})");
+
+const char* const kTranslationMatch = R"([[match]]
+each = "iommu.devices[device]"
+where = { pci = { exists = true } }
+value = "mode"
+in = ["translated-lazy", "translated-strict"]
+[[proof]]
+each = "probe.jobs[name]"
+value = "trace.iommu.maps_per_io"
+above = 0.1
+)";
+
+TEST(EvaluateCheck, StateTestsFlagWhatTheSnapshotHas) {
+  const std::vector<Rule> rules = {
+      rule_from(kTranslationMatch, "context = [\"iommu.cmdline.*\"]\n")};
+  const auto findings = evaluate_check(rules, kTranslated);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].direction, Direction::kPresent);
+  EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"nvme0n1"});
+  EXPECT_EQ(findings[0].evidence[0], "iommu.devices[nvme0n1].mode = translated-lazy");
+  EXPECT_EQ(findings[0].evidence[1], "iommu.cmdline.intel_iommu = on");
+  ASSERT_EQ(findings[0].proof.size(), 1U);
+  EXPECT_EQ(findings[0].proof[0], "probe.jobs[qd16].trace.iommu.maps_per_io = 1.0");
+  EXPECT_TRUE(evaluate_check(rules, kPassthrough).empty());
+}
+
+TEST(EvaluateDiff, DirectionFollowsWhichSideHasIt) {
+  const std::vector<Rule> rules = {rule_from(kTranslationMatch)};
+  const auto worse = evaluate_diff(rules, kPassthrough, kTranslated, Json::array());
+  ASSERT_EQ(worse.size(), 1U);
+  EXPECT_EQ(worse[0].direction, Direction::kRegressed);
+  EXPECT_EQ(worse[0].severity, Severity::kWarning);
+  EXPECT_EQ(worse[0].evidence[0], "iommu.devices[nvme0n1].mode: passthrough → translated-lazy");
+  EXPECT_EQ(worse[0].proof.size(), 1U);
+  const auto better = evaluate_diff(rules, kTranslated, kPassthrough, Json::array());
+  ASSERT_EQ(better.size(), 1U);
+  EXPECT_EQ(better[0].direction, Direction::kImproved);
+  EXPECT_EQ(better[0].severity, Severity::kInfo);
+  EXPECT_TRUE(evaluate_diff(rules, kTranslated, kTranslated, Json::array()).empty());
+}
+
+TEST(EvaluateDiff, ChangeTestsWithMissingValuesNeedTheHolderOnBothSides) {
+  const std::vector<Rule> rules = {
+      rule_from("[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\ncompare_missing = true\n")};
+  const auto findings = evaluate_diff(rules, kTranslated, kPassthrough, Json::array());
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].direction, Direction::kChanged);
+  EXPECT_EQ(findings[0].evidence, std::vector<std::string>{"iommu.cmdline.iommu: (absent) → pt"});
+  // No cmdline object on one side: nothing is known, nothing is claimed.
+  const Json bare = Json::parse(R"({"iommu": {}})");
+  EXPECT_TRUE(evaluate_diff(rules, bare, kPassthrough, Json::array()).empty());
+  const std::vector<Rule> strict = {
+      rule_from("[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\n")};
+  EXPECT_TRUE(evaluate_diff(strict, kTranslated, kPassthrough, Json::array()).empty());
+}
+
+TEST(EvaluateDiff, NumericChangeTestsAndTextNumbers) {
+  const Json a = Json::parse(R"({"nvme": {"controllers": {"nvme0": {"queues": {"poll": 2}}}}})");
+  const Json b = Json::parse(R"({"nvme": {"controllers": {"nvme0": {"queues": {"poll": "0"}}}}})");
+  const std::vector<Rule> rules = {rule_from(
+      "[[match]]\neach = \"nvme.controllers.*\"\nvalue = \"queues.poll\"\ndecreased = true\n")};
+  const auto findings = evaluate_diff(rules, a, b, Json::array());
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"nvme0"});
+  EXPECT_TRUE(evaluate_diff(rules, b, a, Json::array()).empty());
+}
+
+TEST(EvaluateDiff, AbsoluteWhereClausesSubstituteTheKey) {
+  const Json a = with_derived_facts(Json::parse(R"({
+    "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:01:00.0"}, {"device": "loop0"}]},
+    "block": {"devices": {"nvme0n1": {"scheduler": {"active": "none"}},
+                          "loop0": {"scheduler": {"active": "none"}}}}})"));
+  Json b = a;
+  b["block"]["devices"]["nvme0n1"]["scheduler"]["active"] = "bfq";
+  b["block"]["devices"]["loop0"]["scheduler"]["active"] = "bfq";
+  const std::vector<Rule> rules = {rule_from(R"([[match]]
+each = "block.devices.*"
+where = { "/derived.disks.{key}.physical" = { equals = true } }
+value = "scheduler.active"
+changed = true
+)")};
+  const auto findings = evaluate_diff(rules, a, b, Json::array());
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"nvme0n1"});
+}
+
+TEST(EvaluateCheck, KeysWithDotsSubstituteIntoAbsolutePaths) {
+  const Json snapshot = Json::parse(R"({
+    "pci": {"devices": {"0000:01:00.0": {"link_degraded": true}, "0000:00:1f.2": {}}},
+    "extra": {"0000:01:00.0": {"storage": true}, "0000:00:1f.2": {"storage": true}}})");
+  const std::vector<Rule> rules = {rule_from(R"([[match]]
+each = "pci.devices.*"
+where = { "/extra.{key}.storage" = { equals = true } }
+value = "link_degraded"
+equals = true
+)")};
+  const auto findings = evaluate_check(rules, snapshot);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"0000:01:00.0"});
+  EXPECT_EQ(findings[0].evidence[0], "pci.devices.\"0000:01:00.0\".link_degraded = true");
+}
+
+TEST(Ranking, ProofAndProbeMovementOrderFindings) {
+  const std::vector<Rule> rules = {rule_from("[[match]]\nvalue = \"x\"\nequals = 1\n",
+                                             "magnitude = 0.2\nrelevance = \"low-iodepth\"\n"),
+                                   rule_from("[[match]]\nvalue = \"y\"\nequals = 1\n",
+                                             "magnitude = 0.2\nrelevance = \"high-iodepth\"\n")};
+  const Json a = Json::parse(R"({"x": 0, "y": 0})");
+  const Json b = Json::parse(R"({"x": 1, "y": 1})");
+  auto findings = evaluate_diff(rules, a, b, Json::array());
+  ASSERT_EQ(findings.size(), 2U);
+  const Json deep_regressed = Json::parse(
+      R"([{"name": "qd32", "iodepth": 32, "rw": "randread", "verdict": "regression"},
+          {"name": "qd1", "iodepth": 1, "rw": "randread", "verdict": "no-significant-change"}])");
+  rank_findings(findings, deep_regressed, RankOrder::kScore);
+  EXPECT_EQ(findings[0].rule, &rules[1]);
+  EXPECT_DOUBLE_EQ(findings[0].score, 2 * 0.2 * 2);
+  findings[1].proof.push_back("trace");
+  findings[0].proof.clear();
+  rank_findings(findings, Json::array(), RankOrder::kScore);
+  EXPECT_EQ(findings[0].rule, &rules[0]) << "same weight, but only one has proof";
+}
+
+TEST(DerivedFacts, RemoteNumaNeedsSeveralNodesAndTheWorkloadsCpus) {
+  const Json snapshot = Json::parse(R"({
+    "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:81:00.0"}]},
+    "pci": {"devices": {"0000:81:00.0": {"numa_node": 1}}},
+    "numa": {"nodes": [{"node": 0, "cpus": [0, 1]}, {"node": 1, "cpus": [2, 3]}]},
+    "block": {"devices": {"nvme0n1": {}}},
+    "environment": {"process": {"cpus_allowed": [0, 1]}}})");
+  const Json derived = with_derived_facts(snapshot)["derived"];
+  EXPECT_EQ(derived["disks"]["nvme0n1"]["remote_numa"], true);
+  EXPECT_EQ(derived["workload_cpus"]["source"], "capturing process");
+  Json spanning = snapshot;
+  spanning["environment"]["process"]["cpus_allowed"] = {1, 2};
+  const Json partly = with_derived_facts(spanning)["derived"]["disks"]["nvme0n1"];
+  EXPECT_EQ(partly["remote_numa"], false);
+  EXPECT_EQ(partly["local_cpus_only"], false);
+  Json pinned = snapshot;
+  pinned["probe"] = {{"placement", {{"cpus", {2}}}}};
+  EXPECT_EQ(with_derived_facts(pinned)["derived"]["disks"]["nvme0n1"]["remote_numa"], false);
+}
+
+TEST(EvaluateCheck, BuiltinRulesOnWrongTypesDoNotThrow) {
+  const auto rules = builtin_rules().value();
+  const Json odd = Json::parse(R"({
+    "iommu": {"devices": "x", "cmdline": [1]}, "block": {"devices": [1, 2]},
+    "nvme": {"controllers": {"nvme0": 5}}, "pci": {"devices": {"a": {"role": 3}}},
+    "probe": {"jobs": [1, {"name": 2, "trace": []}], "capabilities": []},
+    "kernel": {"config": {"symbols": 7}}, "cpu": {"cpufreq": {"policies": {}}}})");
+  EXPECT_NO_THROW((void)evaluate_check(rules, with_derived_facts(odd)));
+  EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd),
+                                      with_derived_facts(Json::object()), Json::array()));
+}
+
+TEST(EvaluateCheck, ManyHitsKeepTheirFirstLinesOnceAndCountTheRest) {
+  Json snapshot = Json::object();
+  constexpr int kDevices = 1000;
+  for (int i = 0; i < kDevices; ++i) {
+    char name[16];
+    (void)std::snprintf(name, sizeof name, "d%04d", i);
+    snapshot["block"]["devices"][name]["queue"]["nomerges"] = "2";
+  }
+  // The same match twice: every line comes twice and is shown, and counted, once.
+  const std::string match =
+      "[[match]]\neach = \"block.devices.*\"\nvalue = \"queue.nomerges\"\nequals = \"2\"\n";
+  const auto findings = evaluate_check({rule_from(match + match)}, snapshot);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].subjects.size(), std::size_t{kDevices});
+  EXPECT_EQ(findings[0].subjects[1], "d0001");
+  ASSERT_EQ(findings[0].evidence.size(), 12U);
+  EXPECT_EQ(findings[0].evidence[0], "block.devices.d0000.queue.nomerges = 2");
+  EXPECT_EQ(findings[0].evidence[10], "block.devices.d0010.queue.nomerges = 2");
+  EXPECT_EQ(findings[0].evidence[11], "… and 989 more");
+}
+
+}  // namespace
+}  // namespace kdrift
