@@ -3,6 +3,7 @@
 # kdrift: median wall time of N live captures (default 10). sos: median of M runs (default 3)
 # of `sos report` restricted to the plugins that gather the same facts (block, nvme, kernel,
 # pci, processor). Prints both medians, their ratio, and the snapshot and archive sizes.
+# Measured figures: docs/benchmarks.md, "Capture speed against sos report".
 # Usage: scripts/bench/capture.sh [N] [M]   (root; installs sosreport if missing)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

@@ -13,6 +13,7 @@
 # Generated fleets are cached in $KDRIFT_FLEET_CACHE (default /var/tmp/kdrift-bench-fleet), keyed
 # by size, seed, outlier share and the generator's hash, so a rerun reuses them (10000 hosts:
 # ~1 GiB, several minutes to generate).
+# Measured figures: docs/benchmarks.md, "Fleet scale".
 # Usage: scripts/bench/fleet.sh [RUNS] [SIZES...]
 # Environment: KDRIFT_BIN (default build/kdrift), KDRIFT_FLEET_SEED (1), KDRIFT_FLEET_OUTLIERS
 # (percent, 3), KDRIFT_FLEET_MEM_GIB (address-space limit per run, default 3/4 of RAM),

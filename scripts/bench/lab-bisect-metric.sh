@@ -9,6 +9,7 @@
 # samples) and how many of those calls were wrong. Not part of scripts/test: ~15-30 min a bisect
 # (one vCPU whose clock counts instructions, scenario intel-virtio-icount, runs slower than
 # the tier's guests), and the QEMU guest's figures are a measurement, not a pass/fail test.
+# Measured figures: docs/benchmarks.md, "A performance bisect in the lab".
 # Usage: scripts/bench/lab-bisect-metric.sh [ROUNDS]   (root; nothing else should run meanwhile)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

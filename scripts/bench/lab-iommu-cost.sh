@@ -7,6 +7,7 @@
 # and the IOMMU maps per I/O the trace counted; then what `kdrift diff` concluded for each boot
 # pair against the no-iommu boot of the same round.
 # TCG figures: the emulator's cost of an IOMMU, not a hardware one. Takes ~40 s a boot.
+# Measured figures: docs/benchmarks.md, "What an emulated IOMMU costs".
 # Usage: scripts/bench/lab-iommu-cost.sh [ROUNDS]   (root; nothing else should run meanwhile)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

@@ -8,6 +8,7 @@
 # (sleeping in the kernel for completions) against the same fio. Prints per
 # point the medians of IOPS and p50 total latency of both tools and their ratios. TCG figures:
 # the emulator sets the pace, so only the ratios mean something.
+# Measured figures: docs/benchmarks.md, "Probe against fio in the polled modes".
 # Usage: scripts/bench/lab-probe-vs-fio.sh [PAIRS] [RUNTIME_S]   (root; nothing else running)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

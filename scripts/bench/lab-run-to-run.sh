@@ -7,6 +7,7 @@
 # called a change (regression or improvement) and how many the run-to-run allowance stopped
 # (significant inside the runs, within what their spread says a re-run could show). Every run is
 # the same scenario: each call is a false positive. ~35 s a boot plus ~15 s a round.
+# Measured figures: docs/benchmarks.md, "Run-to-run spread in the lab".
 # Usage: scripts/bench/lab-run-to-run.sh [BOOTS [ROUNDS [SCENARIO]]]   (root; run it alone)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

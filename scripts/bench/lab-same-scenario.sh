@@ -4,6 +4,7 @@
 # Lab.SameScenarioBootedTwiceFindsNothing on them). Prints one line per run and the count that
 # passed; a failed run's ctest output is kept in DIR (default /var/cache/kdrift-lab/same-scenario).
 # About two minutes a run under TCG. Run it alone: a guest's IOPS follow the host's load.
+# Measured figures: docs/benchmarks.md, "The same-scenario lab test, repeated".
 # Usage: scripts/bench/lab-same-scenario.sh [N [DIR]]   (root)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

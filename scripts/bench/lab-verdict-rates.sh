@@ -12,6 +12,7 @@
 #   probe's jobs a regression; and the lab tests of those pairs run on every pair.
 # Boots are kept in DIR (default /var/cache/kdrift-lab/verdict-rates) and reused when present:
 # delete DIR for fresh boots. About a minute a boot under TCG.
+# Measured figures: docs/benchmarks.md, "Verdict error rates in the lab".
 # Usage: scripts/bench/lab-verdict-rates.sh [SAME [DIR]]   (root; run it alone)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

@@ -16,6 +16,7 @@
 # and fio's run-to-run CV: on a shared machine a point whose range straddles the 0.97-1.10
 # band says the band cannot be told from the noise.
 # KDRIFT_PVF_KEEP=DIR keeps every run's figures (DIR/TARGET-ENGINE-POINT.{fio,kdrift}).
+# Measured figures: docs/benchmarks.md, "Probe against fio".
 # Usage: scripts/bench/probe-vs-fio.sh [PAIRS] [RUNTIME_S] [KDRIFT PROBE OPTIONS...]
 #   (root; default 5 pairs of 3 s runs; e.g. "5 3 --completion-wait spin" to measure spinning)
 set -euo pipefail

@@ -3,6 +3,7 @@
 # fixtures, read in place from the archive and from the same tree unpacked into a directory.
 # With a second binary (an older build), both are timed in the same run, alternating, and their
 # ratio printed: compare ratios measured together, never absolute figures across runs.
+# Measured figures: docs/benchmarks.md, "Replay speed".
 # Usage: scripts/bench/replay.sh [RUNS] [OTHER_KDRIFT]
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

@@ -4,6 +4,7 @@
 # BPF trace off (--no-trace) and on, and, in the same run, untraced kdrift under Debian's
 # bpftrace running a biolatency-like program that counts the same events (bios by size,
 # requests issue to completion). Runs alternate; medians of N triples.
+# Measured figures: docs/benchmarks.md, "Trace overhead".
 # Usage: scripts/bench/trace-overhead.sh [TRIPLES] [RUNTIME_S]   (root; default 5 triples of 3 s)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"

@@ -9,7 +9,9 @@
 #    called a regression, for 1 and 3 rounds and 1 and 3 snapshots a side, under the bisect
 #    simulator's noise model, and the false-alarm rate of the same model.
 # The lab's rates (one scenario booted several times; no-IOMMU against intel-strict) come from
-# scripts/bench/lab-run-to-run.sh and the lab tier's snapshots.
+# scripts/bench/lab-verdict-rates.sh, from boots made as the lab tier makes them, and
+# scripts/bench/lab-run-to-run.sh.
+# Measured figures: docs/benchmarks.md, "Verdict error rates".
 # Usage: scripts/bench/verdict-rates.sh [SNAPSHOTS [TRIALS]]   (root; default 20 and 1000)
 # KDRIFT_VERDICT_KEEP=DIR keeps the snapshots and reports in DIR, to study the alarms.
 set -euo pipefail
