@@ -44,6 +44,22 @@ ensure_packages() {
   }
 }
 
+# The test tiers' and the package tier's packages. Debian starts prometheus and node_exporter
+# when it installs them; the tests run their own on ports of their own, and servers scraping in
+# the background would disturb the probe's timings. Only those this call installs are stopped: a
+# server the machine already ran is its owner's.
+ensure_test_packages() {
+  local new_services=() service
+  for service in prometheus prometheus-node-exporter; do
+    dpkg-query -W -f='${Status}' "$service" 2>/dev/null | grep -q "install ok installed" ||
+      new_services+=("$service")
+  done
+  ensure_packages "${KDRIFT_TEST_PACKAGES[@]}" "${KDRIFT_PACKAGING_PACKAGES[@]}"
+  if [ ${#new_services[@]} -gt 0 ] && [ -d /run/systemd/system ]; then
+    systemctl disable --now "${new_services[@]}" >/dev/null 2>&1 || true
+  fi
+}
+
 # Compiler results are cached outside the clone (ccache, ~/.cache/ccache): CI builds a fresh
 # clone three times (plain, sanitizers, fuzzers), and a second run reuses what the first compiled.
 # Paths are hashed relative to the clone (base dir, no working-directory hash) so that a clone
