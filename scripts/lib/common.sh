@@ -80,6 +80,15 @@ configure_and_build() {
   ninja -C "$dir" "${targets[@]}" >&2
 }
 
+# The sanitized tree (clang, ASan+UBSan, libFuzzer's coverage): the unit tier runs there under the
+# sanitizers and scripts/fuzz's targets are built there, from the same compiled libraries.
+KDRIFT_SANITIZE_DIR=${KDRIFT_SANITIZE_DIR:-$KDRIFT_ROOT/build-sanitize}
+# build_sanitized [ninja targets...]
+build_sanitized() {
+  configure_and_build "$KDRIFT_SANITIZE_DIR" -DKDRIFT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -- "$@"
+}
+
 # The package names of debian/control's Build-Depends, one a line, sorted, without debhelper's
 # compat level (version constraints and build profiles dropped).
 debian_build_depends() {

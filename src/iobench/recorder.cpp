@@ -14,7 +14,7 @@ void Recorder::advance(uint64_t now_ns) {
   if (!measuring_) {
     measuring_ = true;
     if (measure_start_) measure_start_();
-    next_sample_ns_ = measure_start_ns_ + 1000000000ULL;
+    next_sample_ns_ = measure_start_ns_ + kNanosecondsPerSecond;
     return;
   }
   // Whole seconds only: a partial last second would read as a dip in the whiskers.
@@ -27,7 +27,7 @@ void Recorder::advance(uint64_t now_ns) {
       }
       second_latency_.clear();
     }
-    next_sample_ns_ += 1000000000ULL;
+    next_sample_ns_ += kNanosecondsPerSecond;
   }
   if (next_sample_ns_ > end_ns_) next_sample_ns_ = UINT64_MAX;
 }

@@ -14,10 +14,14 @@
 
 namespace kdrift {
 
+// The probe's clock counts nanoseconds.
+inline constexpr uint64_t kNanosecondsPerSecond = 1'000'000'000;
+
 inline uint64_t monotonic_ns() {
   timespec now{};
   ::clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000ULL + static_cast<uint64_t>(now.tv_nsec);
+  return static_cast<uint64_t>(now.tv_sec) * kNanosecondsPerSecond +
+         static_cast<uint64_t>(now.tv_nsec);
 }
 
 struct DirectionStats {

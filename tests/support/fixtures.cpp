@@ -73,6 +73,10 @@ std::string fixture_archive(std::string_view name) {
   return source_dir() + "/tests/fixtures/sysroots/" + std::string(name) + ".tar.gz";
 }
 
+std::string fio_fixture(const std::string& name) {
+  return read_bytes(source_dir() + "/tests/fixtures/fio/" + name);
+}
+
 SysRoot fixture_sysroot(std::string_view name) {
   static std::map<std::string, SysRoot, std::less<>> read;
   if (const auto it = read.find(name); it != read.end()) return it->second;

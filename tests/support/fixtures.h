@@ -37,6 +37,8 @@ std::string kdrift_binary();
 // tests/fixtures/sysroots/<name>.tar.gz read into memory (once per process), as --root does.
 SysRoot fixture_sysroot(std::string_view name);
 std::string fixture_archive(std::string_view name);
+// The bytes of tests/fixtures/fio/<name>: what fio wrote, as import-fio is given it.
+std::string fio_fixture(const std::string& name);
 // Writes the archive's tree below directory (created if missing): test-only, since kdrift itself
 // never unpacks a dump. The archive is read with ArchiveTree, so its refusals apply here too.
 void unpack_archive(const std::string& archive, const std::string& directory);

@@ -9,15 +9,11 @@
 #include "rules/rule_loader.h"
 #include "snapshot/json_access.h"
 #include "support/fixtures.h"
+#include "support/rules.h"
 #include "support/snapshots.h"
 
 namespace kdrift {
 namespace {
-
-const std::vector<Rule>& rules() {
-  static const std::vector<Rule> loaded = *builtin_rules();
-  return loaded;
-}
 
 void write_host(const testing::TempDir& dir, const std::string& host, std::string_view fixture) {
   Json snapshot = testing::fixture_snapshot(fixture);
@@ -37,7 +33,7 @@ TEST(FleetReport, ThePlantedOutlierRanksFirstWithTheRulesFindingAgainstAPeer) {
   for (const char* host : {"db1", "db2", "db3", "db4"})
     write_host(dir, host, "snapshot:poll-queues-2");
   write_host(dir, "db5", "snapshot:poll-queues-0");
-  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
   EXPECT_EQ((*fleet)["schema"], kFleetSchema);
   EXPECT_EQ((*fleet)["hosts"], 5);
@@ -65,7 +61,7 @@ TEST(FleetReport, AUniformFleetHasNoOutlierAndExitsZero) {
   testing::TempDir dir;
   for (const char* host : {"a", "b", "c"})
     write_host(dir, host, "snapshot:intel-pt");
-  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
   EXPECT_TRUE((*fleet)["outliers"].empty());
   EXPECT_EQ((*fleet)["groups"].size(), 1u);
@@ -80,7 +76,7 @@ TEST(FleetReport, UnreadableSnapshotsAreListedAndOnlyAllUnreadableIsAnError) {
   dir.write("broken.json", "{\"schema\": \"kdrift.snapshot/1\", \"kernel\": [");
   dir.write("other.json", "{\"schema\": \"something/else\"}");
   dir.write("notes.txt", "not a snapshot name: not read");
-  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
   EXPECT_EQ((*fleet)["hosts"], 3);
   EXPECT_EQ((*fleet)["unreadable_count"], 2);
@@ -89,11 +85,11 @@ TEST(FleetReport, UnreadableSnapshotsAreListedAndOnlyAllUnreadableIsAnError) {
 
   testing::TempDir bad;
   bad.write("x.json", "[]");
-  auto none = fleet_report({{bad.path()}, {}, "", 100}, rules());
+  auto none = fleet_report({{bad.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().describe().find("x.json"), std::string::npos) << none.error().describe();
   testing::TempDir empty;
-  EXPECT_FALSE(fleet_report({{empty.path()}, {}, "", 100}, rules()).ok());
+  EXPECT_FALSE(fleet_report({{empty.path()}, {}, "", 100}, testing::builtin_rule_set()).ok());
 }
 
 TEST(FleetInputs, OneHostTwiceIsRefusedAndALinkInADirectoryIsNotFollowed) {
@@ -194,8 +190,9 @@ TEST(FleetReport, CanaryAgainstControlNamesTheSettingAndFindingThatDiffer) {
     write_host(dir, host, "snapshot:poll-queues-2");
   for (const char* host : {"canary1", "canary2", "canary3"})
     write_host(dir, host, "snapshot:poll-queues-0");
-  auto fleet = fleet_report(
-      {{dir.path()}, {{"canary", "canary*"}, {"control", "control*"}}, "", 100}, rules());
+  auto fleet =
+      fleet_report({{dir.path()}, {{"canary", "canary*"}, {"control", "control*"}}, "", 100},
+                   testing::builtin_rule_set());
   ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
   const Json& comparison = (*fleet)["comparison"];
   EXPECT_EQ(comparison["candidate"]["name"], "canary");
@@ -219,8 +216,8 @@ TEST(FleetReport, BadGroupsAreRefusedNamingTheProblem) {
   for (const char* host : {"a1", "a2", "b1"})
     write_host(dir, host, "snapshot:intel-pt");
   const auto problem = [&](std::vector<FleetGroupPattern> groups, std::string reference = "") {
-    auto fleet =
-        fleet_report({{dir.path()}, std::move(groups), std::move(reference), 100}, rules());
+    auto fleet = fleet_report({{dir.path()}, std::move(groups), std::move(reference), 100},
+                              testing::builtin_rule_set());
     return fleet.ok() ? std::string("ok") : fleet.error().describe();
   };
   EXPECT_NE(problem({{"a", "a*"}}).find("two groups"), std::string::npos);

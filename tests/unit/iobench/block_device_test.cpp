@@ -4,6 +4,7 @@
 #include <sys/sysmacros.h>
 
 #include "iobench/failure_cause.h"
+#include "support/devices.h"
 #include "support/fixtures.h"
 
 namespace kdrift {
@@ -60,13 +61,6 @@ DeviceUsers users_in(const SysRoot& root) {
   return users;
 }
 
-FileIdentity block(unsigned major, unsigned minor) {
-  FileIdentity identity;
-  identity.block = true;
-  identity.rdev = makedev(major, minor);
-  return identity;
-}
-
 std::string joined(const std::vector<std::string>& reasons) {
   std::string all;
   for (const auto& reason : reasons)
@@ -99,7 +93,7 @@ TEST(BlockDevice, EveryKindOfUseIsARefusal) {
   ASSERT_TRUE(device.ok());
   auto users = users_in(root);
   // Matched by number: the swap area's name in /proc/swaps is not what decides.
-  users.swaps.push_back({block(259, 1), "/dev/disk/by-partlabel/swap"});
+  users.swaps.push_back({testing::block_identity(259, 1), "/dev/disk/by-partlabel/swap"});
   const auto identity = device_and_partitions(root, *device);
   const auto all = joined(
       write_refusals(root, identity, std::optional<std::string>("a dos partition table"), users));

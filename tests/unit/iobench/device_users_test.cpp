@@ -3,15 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/sysmacros.h>
 
+#include "support/devices.h"
+
 namespace kdrift {
 namespace {
-
-FileIdentity block(unsigned major, unsigned minor) {
-  FileIdentity identity;
-  identity.block = true;
-  identity.rdev = makedev(major, minor);
-  return identity;
-}
 
 FileIdentity file(unsigned major, unsigned minor, ino_t inode) {
   FileIdentity identity;
@@ -54,7 +49,7 @@ TEST(DeviceUsers, DeviceNumbers) {
 TEST(DeviceUsers, FileIsMatchedByDeviceAndInode) {
   DeviceUsers users;
   users.swaps.push_back({file(254, 1, 12), "/swapfile"});
-  users.swaps.push_back({block(254, 1), "/dev/vda1"});
+  users.swaps.push_back({testing::block_identity(254, 1), "/dev/vda1"});
   TargetIdentity swapfile{{{file(254, 1, 12), "/srv/alias-of-swapfile"}}};
   TargetIdentity other{{{file(254, 1, 13), "/srv/other"}}};
   EXPECT_EQ(mounts_and_swaps(swapfile, users),
@@ -81,11 +76,12 @@ TEST(DeviceUsers, FileBackingALoopDeviceNamesItAndItsMount) {
 
 TEST(DeviceUsers, DeviceBackingALoopDeviceThroughAPartition) {
   DeviceUsers users;
-  FileIdentity backing = block(259, 1);
+  FileIdentity backing = testing::block_identity(259, 1);
   users.loops.push_back({"loop9", makedev(7, 9), backing});
   // A loop over a file on the disk's filesystem is not backed by the disk.
   users.loops.push_back({"loop8", makedev(7, 8), file(259, 1, 2)});
-  const TargetIdentity disk{{{block(8, 0), "sda"}, {block(259, 1), "sda1"}}};
+  const TargetIdentity disk{
+      {{testing::block_identity(8, 0), "sda"}, {testing::block_identity(259, 1), "sda1"}}};
   const auto reasons = loops_backed_by(disk, users);
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_EQ(reasons[0].rfind("sda1 backs loop9: ", 0), 0u) << reasons[0];

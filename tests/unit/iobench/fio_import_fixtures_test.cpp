@@ -18,15 +18,8 @@ namespace {
 
 const char* const kNotIn = "not in this fio output";
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(testing::source_dir() + "/tests/fixtures/fio/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Json imported(const std::string& name) {
-  auto section = import_fio(fixture(name), name);
+  auto section = import_fio(testing::fio_fixture(name), name);
   EXPECT_TRUE(section.ok()) << section.error().describe();
   return section.ok() ? *section : Json::object();
 }
@@ -98,7 +91,8 @@ TEST(FioFixtures, JsonThenNormalText) {
   const Json section = imported(name);
   EXPECT_TRUE(section["imported_from"]["surrounded_by_text"]);
   const Json& job = section["jobs"][0];
-  expect_agrees(job, normal_report(fixture(name).substr(fixture(name).rfind("\n}") + 2)));
+  expect_agrees(job, normal_report(testing::fio_fixture(name).substr(
+                         testing::fio_fixture(name).rfind("\n}") + 2)));
   EXPECT_EQ(job["engine"], "psync");
   EXPECT_EQ(job["bs"], 4096);
   EXPECT_EQ(reason(job, "iodepth"), kNotIn);  // psync at depth 1 by default: not stated here
@@ -111,13 +105,13 @@ TEST(FioFixtures, JsonThenNormalText) {
 TEST(FioFixtures, NormalJsonOrderAsFioWritesIt) {
   const std::string name = "fio-3.33-normal-json-read-psync.txt";
   const Json section = imported(name);
-  const std::string text = fixture(name);
+  const std::string text = testing::fio_fixture(name);
   expect_agrees(section["jobs"][0], normal_report(text.substr(text.rfind("\n}") + 2)));
 }
 
 // The same file with the normal report moved in front of the document.
 TEST(FioFixtures, NormalTextThenJson) {
-  const std::string text = fixture("fio-3.33-json-normal-write-psync.txt");
+  const std::string text = testing::fio_fixture("fio-3.33-json-normal-write-psync.txt");
   const size_t end = text.rfind("\n}") + 2;
   const size_t start = text.find("\n{") + 1;
   const std::string swapped = text.substr(end) + "\n" + text.substr(start, end - start);
@@ -136,7 +130,7 @@ TEST(FioFixtures, ClientJsonPlusAfterNormalText) {
   EXPECT_EQ(job["name"], "cs @localhost");
   EXPECT_EQ(job["host"], "localhost");
   EXPECT_EQ(job["port"], 18765);
-  const std::string text = fixture(name);
+  const std::string text = testing::fio_fixture(name);
   expect_agrees(job, normal_report(text.substr(0, text.find("\n{"))));
 }
 

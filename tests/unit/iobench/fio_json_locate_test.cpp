@@ -12,15 +12,9 @@ namespace {
 
 constexpr JsonLimits kLimits{.max_depth = 32, .max_values = 1'000'000};
 
-std::string fixture(const std::string& name) {
-  std::ifstream in(testing::source_dir() + "/tests/fixtures/fio/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(FioJsonLocate, BareDocument) {
-  auto located = locate_fio_json(fixture("fio-3.33-json-randrw-psync.json"), "x", kLimits);
+  auto located =
+      locate_fio_json(testing::fio_fixture("fio-3.33-json-randrw-psync.json"), "x", kLimits);
   ASSERT_TRUE(located.ok()) << located.error().describe();
   EXPECT_FALSE(located->surrounded_by_text);
   EXPECT_EQ(located->document["jobs"][0]["jobname"], "randrw");
@@ -28,7 +22,8 @@ TEST(FioJsonLocate, BareDocument) {
 
 // fio 3.33 --output-format=json,normal: the header, the document, then the normal report.
 TEST(FioJsonLocate, DocumentFollowedByNormalText) {
-  auto located = locate_fio_json(fixture("fio-3.33-json-normal-write-psync.txt"), "x", kLimits);
+  auto located =
+      locate_fio_json(testing::fio_fixture("fio-3.33-json-normal-write-psync.txt"), "x", kLimits);
   ASSERT_TRUE(located.ok()) << located.error().describe();
   EXPECT_TRUE(located->surrounded_by_text);
   EXPECT_EQ(located->document["jobs"][0]["jobname"], "write-json-normal");
@@ -36,7 +31,8 @@ TEST(FioJsonLocate, DocumentFollowedByNormalText) {
 
 // fio 3.33 --client with json+,normal: the normal report first, then the document.
 TEST(FioJsonLocate, NormalTextFollowedByDocument) {
-  auto located = locate_fio_json(fixture("fio-3.33-client-jsonplus-normal.txt"), "x", kLimits);
+  auto located =
+      locate_fio_json(testing::fio_fixture("fio-3.33-client-jsonplus-normal.txt"), "x", kLimits);
   ASSERT_TRUE(located.ok()) << located.error().describe();
   EXPECT_TRUE(located->surrounded_by_text);
   EXPECT_EQ(located->document["client_stats"][0]["hostname"], "localhost");
@@ -52,7 +48,7 @@ TEST(FioJsonLocate, BracesInTextAndStringsAreNotTheDocument) {
 }
 
 TEST(FioJsonLocate, RefusalsNameTheFileAndWhy) {
-  const std::string whole = fixture("fio-3.33-json-randrw-psync.json");
+  const std::string whole = testing::fio_fixture("fio-3.33-json-randrw-psync.json");
   auto truncated =
       locate_fio_json("header\n" + whole.substr(0, whole.size() / 2), "t.json", kLimits);
   ASSERT_FALSE(truncated.ok());

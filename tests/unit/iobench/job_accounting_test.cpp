@@ -4,10 +4,10 @@
 
 #include <set>
 
+#include "iobench/recorder.h"
+
 namespace kdrift {
 namespace {
-
-constexpr uint64_t kSecond = 1000000000ULL;
 
 ProbeJob job_of(const char* engine, Pattern rw) {
   ProbeJob job;
@@ -77,13 +77,14 @@ JobSample sample_over(uint64_t wall_ns) {
   sample.submitter_start.ru_utime = {0, 250000};
   sample.submitter_end.ru_utime = {0, 750000};
   sample.submitter_end.ru_stime = {0, 250000};
-  sample.window_start_ns = kSecond;
-  sample.window_end_ns = kSecond + wall_ns;
+  sample.window_start_ns = kNanosecondsPerSecond;
+  sample.window_end_ns = kNanosecondsPerSecond + wall_ns;
   return sample;
 }
 
 TEST(JobAccounting, CpuIsShareOfTheWindowAndTheSqpollThreadsTime) {
-  const Json cpu = cpu_json(job_of("io_uring", Pattern::kRandRead), sample_over(2 * kSecond));
+  const Json cpu =
+      cpu_json(job_of("io_uring", Pattern::kRandRead), sample_over(2 * kNanosecondsPerSecond));
   EXPECT_EQ(cpu, Json({{"user_s", 0.5},
                        {"system_s", 0.25},
                        {"usr_pct", 25.0},
@@ -96,7 +97,7 @@ TEST(JobAccounting, CpuIsShareOfTheWindowAndTheSqpollThreadsTime) {
   EXPECT_EQ(cpu_json(job_of("io_uring", Pattern::kRandRead), sample_over(0))["usr_pct"], 0.0);
 
   const ProbeJob sqpoll = job_of("io_uring+sqpoll", Pattern::kRandRead);
-  JobSample sample = sample_over(2 * kSecond);
+  JobSample sample = sample_over(2 * kNanosecondsPerSecond);
   EXPECT_EQ(cpu_json(sqpoll, sample)["unavailable"]["sqpoll_thread_s"],
             "no iou-sqp thread found in /proc/self/task");
   sample.sqpoll_start = 1.0;
@@ -126,15 +127,15 @@ TEST(JobAccounting, ASleepingSubmitterOnACpuNearlyAllTheWindowIsCalledCpuBound) 
 
 // A recorder that measured two seconds of reads, 10 us each, 100 a second.
 Recorder measured_reads() {
-  Recorder recorder(0, 0, 2 * kSecond, 4096, nullptr);
+  Recorder recorder(0, 0, 2 * kNanosecondsPerSecond, 4096, nullptr);
   (void)recorder.finished(0);
-  for (uint64_t t = 1000; t < 2 * kSecond; t += kSecond / 100) {
+  for (uint64_t t = 1000; t < 2 * kNanosecondsPerSecond; t += kNanosecondsPerSecond / 100) {
     (void)recorder.finished(t);
     recorder.submit_call(1);
     recorder.completed(false, t - 10000, t - 8000, t);
   }
   recorder.reap_call();
-  (void)recorder.finished(2 * kSecond);
+  (void)recorder.finished(2 * kNanosecondsPerSecond);
   return recorder;
 }
 
@@ -150,7 +151,7 @@ TEST(JobAccounting, MeasurementsOfAReadJobOnALoopDevice) {
   const Recorder recorder = measured_reads();
   const std::optional<BlockDeviceRef> loop = BlockDeviceRef{7, 0, "loop0", "loop0", "", false};
   const std::string no_device = "unused";
-  JobSample sample = sample_over(2 * kSecond);
+  JobSample sample = sample_over(2 * kNanosecondsPerSecond);
   sample.disk_before = stats(10, 80);
   sample.disk_after = Result<DiskStats>(stats(210, 1680));
   sample.trace = Json({{"block", {{"ios", 200}}}});
@@ -181,7 +182,7 @@ TEST(JobAccounting, WithoutADeviceEachCounterSaysWhy) {
   const std::optional<BlockDeviceRef> none;
   const std::string why = "tmpfs has no block device";
   JobResult result(job_of("io_uring", Pattern::kRandRead));
-  add_measurements(result, recorder, sample_over(2 * kSecond), {none, why});
+  add_measurements(result, recorder, sample_over(2 * kNanosecondsPerSecond), {none, why});
   Json out = result.to_json();
   EXPECT_EQ(out["unavailable"], Json({{"interrupts", why}, {"diskstats", why}}));
   EXPECT_FALSE(out.contains("trace"));
@@ -192,7 +193,7 @@ TEST(JobAccounting, InterruptsAndAFailedSecondStatRead) {
   const Recorder recorder = measured_reads();
   const std::optional<BlockDeviceRef> vda = BlockDeviceRef{254, 0, "vda", "vda", "", false};
   const std::string unused;
-  JobSample sample = sample_over(2 * kSecond);
+  JobSample sample = sample_over(2 * kNanosecondsPerSecond);
   sample.interrupts_start = DeviceInterrupts{1000, Json({"virtio1-req.0"})};
   sample.interrupts_end = DeviceInterrupts{1150, Json({"virtio1-req.0"})};
   sample.disk_before = stats(0, 0);
@@ -206,15 +207,15 @@ TEST(JobAccounting, InterruptsAndAFailedSecondStatRead) {
 }
 
 TEST(JobAccounting, ReadsAndWritesEachWithoutPerSecondSamples) {
-  Recorder recorder(0, 0, kSecond, 4096, nullptr);
+  Recorder recorder(0, 0, kNanosecondsPerSecond, 4096, nullptr);
   (void)recorder.finished(0);
   recorder.completed(false, 0, 10, 100);
   recorder.completed(true, 0, 10, 200);
-  (void)recorder.finished(kSecond);
+  (void)recorder.finished(kNanosecondsPerSecond);
   const std::optional<BlockDeviceRef> none;
   const std::string why = "none";
   JobResult result(job_of("io_uring", Pattern::kRandRw));
-  add_measurements(result, recorder, sample_over(kSecond), {none, why});
+  add_measurements(result, recorder, sample_over(kNanosecondsPerSecond), {none, why});
   Json out = result.to_json();
   EXPECT_EQ(out["read"]["ios"], 1);
   EXPECT_EQ(out["write"]["ios"], 1);

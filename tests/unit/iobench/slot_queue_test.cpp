@@ -5,10 +5,10 @@
 #include <deque>
 #include <string>
 
+#include "iobench/recorder.h"
+
 namespace kdrift {
 namespace {
-
-constexpr uint64_t kSecond = 1000000000ULL;
 
 ProbeJob queued(uint32_t depth, uint32_t batch_submit, uint32_t complete_min) {
   ProbeJob job;
@@ -58,7 +58,7 @@ class Driver {
  private:
   ProbeJob job_;
   SlotQueue queue_;
-  Recorder recorder_{0, 0, kSecond, 4096, nullptr};
+  Recorder recorder_{0, 0, kNanosecondsPerSecond, 4096, nullptr};
   std::optional<IoFailure> failure_;
   std::deque<uint32_t> inflight_;
   uint64_t now_ = 0;
@@ -103,7 +103,7 @@ TEST(SlotQueue, ABatchIsAtMostTheDepth) {
 // the queue is empty; the completion window shrinks to what is left.
 TEST(SlotQueue, AStoppedQueueDrainsThenEnds) {
   SlotQueue queue(queued(4, 0, 4));
-  Recorder recorder(0, 0, kSecond, 4096, nullptr);
+  Recorder recorder(0, 0, kNanosecondsPerSecond, 4096, nullptr);
   std::vector<uint32_t> slots;
   for (size_t ready = queue.ready(); ready > 0; --ready)
     slots.push_back(queue.take());
@@ -122,14 +122,14 @@ TEST(SlotQueue, AStoppedQueueDrainsThenEnds) {
 TEST(SlotQueue, TheRecordersWindowStopsSubmission) {
   Driver engine(queued(2, 1, 1));
   EXPECT_EQ(engine.rounds(2), "+1/1, +1/2 -1, ");
-  engine.at(kSecond);
+  engine.at(kNanosecondsPerSecond);
   EXPECT_EQ(engine.rounds(5), "+0/1 -1, ");
-  EXPECT_TRUE(engine.recorder().finished(kSecond));
+  EXPECT_TRUE(engine.recorder().finished(kNanosecondsPerSecond));
 }
 
 TEST(SlotQueue, TheFirstFailedTransferIsTheJobsAndStopsTheQueue) {
   SlotQueue queue(queued(4, 0, 1));
-  Recorder recorder(0, 0, kSecond, 4096, nullptr);
+  Recorder recorder(0, 0, kNanosecondsPerSecond, 4096, nullptr);
   (void)recorder.finished(0);
   std::optional<IoFailure> failure;
   const uint32_t a = queue.take();

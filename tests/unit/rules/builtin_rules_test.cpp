@@ -9,14 +9,10 @@
 #include "rules/analysis.h"
 #include "rules/derived_facts.h"
 #include "rules/rule_loader.h"
+#include "support/rules.h"
 
 namespace kdrift {
 namespace {
-
-const std::vector<Rule>& rules() {
-  static const std::vector<Rule> loaded = builtin_rules().value();
-  return loaded;
-}
 
 const Json* finding(const Json& report, const std::string& id) {
   for (const auto& entry : report["findings"]) {
@@ -64,7 +60,7 @@ TEST(BuiltinRules, CachingModeInTheRegistersMakesThePredictionStrict) {
 
 TEST(BuiltinRules, CheckWarnsOfTranslationTheCommandLineAsksFor) {
   const Json host = intel_host({{"intel_iommu", "on"}, {"iommu.strict", "1"}});
-  const Json report = check_report({host, "host"}, rules());
+  const Json report = check_report({host, "host"}, testing::builtin_rule_set());
   const Json* translation = finding(report, "iommu.dma-translation");
   ASSERT_NE(translation, nullptr) << report["findings"].dump(2);
   EXPECT_EQ((*translation)["severity"], "warning");
@@ -75,14 +71,15 @@ TEST(BuiltinRules, CheckWarnsOfTranslationTheCommandLineAsksFor) {
   EXPECT_EQ((*strict)["severity"], "warning");
   EXPECT_EQ(report_exit_status(report), 1);
   // The same build without the parameters leaves Intel's driver off.
-  const Json quiet = check_report({intel_host(Json::object()), "host"}, rules());
+  const Json quiet =
+      check_report({intel_host(Json::object()), "host"}, testing::builtin_rule_set());
   EXPECT_EQ(finding(quiet, "iommu.dma-translation"), nullptr) << quiet["findings"].dump(2);
 }
 
 TEST(BuiltinRules, DiffOfACommandLineMoveIntoTranslationIsAWarningNamingIt) {
   const Json before = intel_host(Json::object());
   const Json after = intel_host({{"intel_iommu", "on"}, {"iommu.strict", "1"}});
-  const Json report = diff_report({before, "a"}, {after, "b"}, rules());
+  const Json report = diff_report({before, "a"}, {after, "b"}, testing::builtin_rule_set());
   const Json* translation = finding(report, "iommu.dma-translation");
   ASSERT_NE(translation, nullptr) << report["findings"].dump(2);
   EXPECT_EQ((*translation)["severity"], "warning");
@@ -93,8 +90,8 @@ TEST(BuiltinRules, DiffOfACommandLineMoveIntoTranslationIsAWarningNamingIt) {
 
 TEST(BuiltinRules, AKconfigDefaultTheCommandLineOverridesIsInfoSayingSo) {
   const Json pinned = {{"iommu", "pt"}};
-  const Json report =
-      diff_report({intel_host(pinned, "n"), "a"}, {intel_host(pinned, "y"), "b"}, rules());
+  const Json report = diff_report({intel_host(pinned, "n"), "a"}, {intel_host(pinned, "y"), "b"},
+                                  testing::builtin_rule_set());
   const Json* kconfig = finding(report, "iommu.kconfig-default");
   ASSERT_NE(kconfig, nullptr) << report["findings"].dump(2);
   EXPECT_EQ((*kconfig)["severity"], "info");
@@ -104,15 +101,16 @@ TEST(BuiltinRules, AKconfigDefaultTheCommandLineOverridesIsInfoSayingSo) {
       << (*kconfig)["evidence"].dump(2);
   EXPECT_EQ(report_exit_status(report), 0) << report["findings"].dump(2);
   // Unpinned, the flipped default decides the mode: a warning.
-  const Json open = diff_report({intel_host(Json::object(), "n"), "a"},
-                                {intel_host(Json::object(), "y"), "b"}, rules());
+  const Json open =
+      diff_report({intel_host(Json::object(), "n"), "a"}, {intel_host(Json::object(), "y"), "b"},
+                  testing::builtin_rule_set());
   const Json* warned = finding(open, "iommu.kconfig-default");
   ASSERT_NE(warned, nullptr);
   EXPECT_EQ((*warned)["severity"], "warning");
   EXPECT_TRUE(has_line(*warned, "kernel.config.symbols.CONFIG_INTEL_IOMMU_DEFAULT_ON: n → y"))
       << (*warned)["evidence"].dump(2);
   // A check of a pinned boot does not report the default it overrides.
-  const Json check = check_report({intel_host(pinned, "y"), "host"}, rules());
+  const Json check = check_report({intel_host(pinned, "y"), "host"}, testing::builtin_rule_set());
   EXPECT_EQ(finding(check, "iommu.kconfig-default"), nullptr) << check["findings"].dump(2);
 }
 
@@ -126,7 +124,7 @@ Json probed(const std::string& disk, const std::string& engine) {
 }
 
 TEST(BuiltinRules, IopollTheHostCannotOfferIsInfoUnlessPollingWasExpected) {
-  const Json virtio = check_report({probed("vda", "io_uring"), "vm"}, rules());
+  const Json virtio = check_report({probed("vda", "io_uring"), "vm"}, testing::builtin_rule_set());
   const Json* unsupported = finding(virtio, "io_uring.iopoll-unsupported");
   ASSERT_NE(unsupported, nullptr) << virtio["findings"].dump(2);
   EXPECT_EQ((*unsupported)["severity"], "info");
@@ -135,7 +133,7 @@ TEST(BuiltinRules, IopollTheHostCannotOfferIsInfoUnlessPollingWasExpected) {
   EXPECT_EQ(report_exit_status(virtio), 0);
   for (const auto& [disk, engine] :
        {std::pair{"vda", "io_uring+iopoll"}, std::pair{"nvme0n1", "io_uring"}}) {
-    const Json report = check_report({probed(disk, engine), "host"}, rules());
+    const Json report = check_report({probed(disk, engine), "host"}, testing::builtin_rule_set());
     const Json* expected = finding(report, "io_uring.iopoll-unsupported");
     ASSERT_NE(expected, nullptr) << disk << " " << engine;
     EXPECT_EQ((*expected)["severity"], "warning") << disk << " " << engine;

@@ -11,6 +11,7 @@
 #include "rules/rule_loader.h"
 #include "support/accuracy_cases.h"
 #include "support/fixtures.h"
+#include "support/rules.h"
 #include "support/snapshots.h"
 
 namespace kdrift {
@@ -21,11 +22,6 @@ using testing::accuracy_case_files;
 testing::AccuracyCase load_case(const std::filesystem::path& file) {
   return testing::load_accuracy_case(
       file, [](std::string_view name) { return testing::fixture_snapshot(name); });
-}
-
-const std::vector<Rule>& rules() {
-  static const std::vector<Rule> loaded = builtin_rules().value();
-  return loaded;
 }
 
 std::string ranking(const Json& report) {
@@ -47,7 +43,7 @@ TEST(AccuracyCases, ExpectedFindingRanksFirst) {
     SCOPED_TRACE(file.filename().string());
     const testing::AccuracyCase pair = load_case(file);
     EXPECT_FALSE(pair.top.empty()) << "the case names no top finding";
-    const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, rules());
+    const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, testing::builtin_rule_set());
     if (report["findings"].empty()) {
       ADD_FAILURE() << "no finding; " << pair.description;
       continue;
@@ -72,7 +68,7 @@ TEST(AccuracyCases, SelfDiffFindsNothing) {
   for (const auto& name : testing::fixture_sysroot_names()) {
     SCOPED_TRACE(name);
     const Json& snapshot = testing::fixture_snapshot(name);
-    const Json report = diff_report({snapshot, "a"}, {snapshot, "b"}, rules());
+    const Json report = diff_report({snapshot, "a"}, {snapshot, "b"}, testing::builtin_rule_set());
     EXPECT_TRUE(report["findings"].empty()) << ranking(report);
     EXPECT_TRUE(report["changes"].empty()) << report["changes"].dump(2);
     EXPECT_EQ(report_exit_status(report), 0);
@@ -83,7 +79,8 @@ TEST(AccuracyCases, RecaptureOfTheSameBootFindsNothing) {
   for (const auto& name : testing::fixture_sysroot_names()) {
     SCOPED_TRACE(name);
     const Json again = capture_snapshot(SysRoot(testing::fixture_sysroot(name)));
-    const Json report = diff_report({testing::fixture_snapshot(name), "a"}, {again, "b"}, rules());
+    const Json report = diff_report({testing::fixture_snapshot(name), "a"}, {again, "b"},
+                                    testing::builtin_rule_set());
     EXPECT_EQ(report["status"]["warning"], 0) << ranking(report);
     EXPECT_EQ(report["status"]["critical"], 0) << ranking(report);
     EXPECT_TRUE(report["changes"].empty()) << report["changes"].dump(2);

@@ -15,6 +15,7 @@
 #include "rules/rule_loader.h"
 #include "support/accuracy_cases.h"
 #include "support/fixtures.h"
+#include "support/rules.h"
 #include "support/snapshot_compare.h"
 #include "support/snapshots.h"
 #include "util/archive_backend.h"
@@ -93,13 +94,8 @@ const Json& snapshot_without_log(std::string_view name) {
   return cache.emplace(std::string(name), std::move(snapshot)).first->second;
 }
 
-const std::vector<Rule>& rules() {
-  static const std::vector<Rule> loaded = builtin_rules().value();
-  return loaded;
-}
-
 std::string top_of(const testing::AccuracyCase& pair) {
-  const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, rules());
+  const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, testing::builtin_rule_set());
   return report["findings"].empty() ? "(nothing)" : report["findings"][0]["id"].get<std::string>();
 }
 
