@@ -99,7 +99,7 @@ const std::vector<Rule>& rules() {
 }
 
 std::string top_of(const testing::AccuracyCase& pair) {
-  const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, rules());
+  const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, rules()).document;
   return report["findings"].empty() ? "(nothing)" : report["findings"][0]["id"].get<std::string>();
 }
 
