@@ -34,19 +34,20 @@ std::vector<Rule> ReportArguments::rules() const {
   return rules_from(checks_directory);
 }
 
-int ReportArguments::emit(const Json& report) const {
+int ReportArguments::emit(const Report& report) const {
+  const Json& document = report.document;
   std::string text;
   if (format == "json") {
-    text = report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    text = document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   } else if (format == "markdown") {
-    text = render_report_markdown(report);
+    text = render_report_markdown(document);
   } else if (format == "html") {
-    text = render_report_html(report);
+    text = render_report_html(document, report.probe_jobs);
   } else {
-    text = render_report_text(report, output.empty() && isatty(STDOUT_FILENO) != 0);
+    text = render_report_text(document, output.empty() && isatty(STDOUT_FILENO) != 0);
   }
   write_output(output, text, mode);
-  return report_exit_status(report);
+  return report_exit_status(document);
 }
 
 Json read_snapshot_or_exit(const std::string& path) {

@@ -23,7 +23,7 @@ struct ReportArguments {
   void add_options(CLI::App& command);
   std::vector<Rule> rules() const;
   // Renders and writes the report; returns the exit status it calls for.
-  int emit(const Json& report) const;
+  int emit(const Report& report) const;
   // The report for the files (rules/snapshot_files.h) with these rules and --redact, emitted.
   int emit_for_files(SnapshotFiles files) const;
 };

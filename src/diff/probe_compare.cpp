@@ -356,14 +356,25 @@ double run_spread(const std::vector<JobResult>& results) {
 
 }  // namespace
 
-Json compare_probes(const Json* a, const Json* b, double alpha, Boots boots) {
+Json ProbeComparison::to_json() const {
+  if (unavailable) return {{"unavailable", *unavailable}};
+  Json out = summary;
+  out["jobs"] = Json::array();
+  for (const auto& job : jobs)
+    out["jobs"].push_back(job.entry);
+  return out;
+}
+
+ProbeComparison compare_probes(const Json* a, const Json* b, double alpha, Boots boots) {
+  ProbeComparison out;
   const Json* jobs_a = a != nullptr ? array_member(*a, "jobs") : nullptr;
   const Json* jobs_b = b != nullptr ? array_member(*b, "jobs") : nullptr;
   if (jobs_a == nullptr || jobs_b == nullptr) {
-    return {{"unavailable",
-             jobs_a == nullptr && jobs_b == nullptr
-                 ? "neither snapshot has probe results"
-                 : std::string("only ") + (jobs_a != nullptr ? "A" : "B") + " has probe results"}};
+    out.unavailable =
+        jobs_a == nullptr && jobs_b == nullptr
+            ? "neither snapshot has probe results"
+            : std::string("only ") + (jobs_a != nullptr ? "A" : "B") + " has probe results";
+    return out;
   }
   const auto results_a = job_results(*jobs_a);
   const auto results_b = job_results(*jobs_b);
@@ -371,7 +382,6 @@ Json compare_probes(const Json* a, const Json* b, double alpha, Boots boots) {
   std::map<std::string, const JobResult*> by_name_a;
   for (const auto& job : results_a)
     by_name_a.emplace(job.name, &job);
-  Json jobs = Json::array();
   std::map<std::string, bool> seen;
   for (const auto& job : results_b) {
     seen[job.name] = true;
@@ -379,26 +389,25 @@ Json compare_probes(const Json* a, const Json* b, double alpha, Boots boots) {
     if (other == by_name_a.end()) {
       Json only = job.header_json();
       only["verdict"] = "only-in-b";
-      jobs.push_back(std::move(only));
+      out.jobs.push_back({job.facts(), std::move(only)});
     } else if (job.status_or_ok() != "ok" || other->second->status_or_ok() != "ok") {
       Json failed = job.header_json();
       failed["verdict"] = "insufficient-samples";
       failed["reason"] = "the job did not run on both sides (status " +
                          other->second->status_or_ok() + " → " + job.status_or_ok() + ")";
-      jobs.push_back(std::move(failed));
+      out.jobs.push_back({job.facts(), std::move(failed)});
     } else {
-      jobs.push_back(compare_job(*other->second, job, alpha, spread, boots));
+      out.jobs.push_back({job.facts(), compare_job(*other->second, job, alpha, spread, boots)});
     }
   }
   for (const auto& job : results_a) {
     if (seen.count(job.name) != 0) continue;
     Json only = job.header_json();
     only["verdict"] = "only-in-a";
-    jobs.push_back(std::move(only));
+    out.jobs.push_back({job.facts(), std::move(only)});
   }
-  return {{"alpha", alpha},
-          {"run_spread", {{"a", spread.a}, {"b", spread.b}}},
-          {"jobs", std::move(jobs)}};
+  out.summary = {{"alpha", alpha}, {"run_spread", {{"a", spread.a}, {"b", spread.b}}}};
+  return out;
 }
 
 namespace {
@@ -554,8 +563,8 @@ Json compare_job_sets(const std::string& name, const SideValues& a, const SideVa
 
 }  // namespace
 
-Json compare_probe_sets(const std::vector<const Json*>& a, const std::vector<const Json*>& b,
-                        double alpha) {
+ProbeComparison compare_probe_sets(const std::vector<const Json*>& a,
+                                   const std::vector<const Json*>& b, double alpha) {
   if (a.size() == 1 && b.size() == 1) return compare_probes(a.front(), b.front(), alpha);
   std::vector<std::vector<JobResult>> results_a;
   std::vector<std::vector<JobResult>> results_b;
@@ -581,7 +590,7 @@ Json compare_probe_sets(const std::vector<const Json*>& a, const std::vector<con
       }
     }
   }
-  Json jobs = Json::array();
+  ProbeComparison out;
   for (const auto& [name, any] : names) {
     const std::string direction = main_direction_name(*any);
     const SideValues side_a = side_values(by_name_a, name, direction);
@@ -592,15 +601,15 @@ Json compare_probe_sets(const std::vector<const Json*>& a, const std::vector<con
                         : side_a.entries.empty()                         ? "only-in-b"
                                                                          : "only-in-a";
       only["reason"] = "the job did not run on a side's snapshots";
-      jobs.push_back(std::move(only));
+      out.jobs.push_back({any->facts(), std::move(only)});
       continue;
     }
-    jobs.push_back(compare_job_sets(name, side_a, side_b, direction, alpha));
+    out.jobs.push_back({side_b.entries.front()->facts(),
+                        compare_job_sets(name, side_a, side_b, direction, alpha)});
   }
-  return {{"alpha", alpha},
-          {"unit", "snapshot"},
-          {"snapshots", {{"a", a.size()}, {"b", b.size()}}},
-          {"jobs", std::move(jobs)}};
+  out.summary = {
+      {"alpha", alpha}, {"unit", "snapshot"}, {"snapshots", {{"a", a.size()}, {"b", b.size()}}}};
+  return out;
 }
 
 }  // namespace kdrift

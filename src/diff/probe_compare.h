@@ -7,8 +7,11 @@
 // change" and "too few samples to tell" are verdicts of their own.
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "model/job_result.h"
 #include "snapshot/snapshot.h"
 
 namespace kdrift {
@@ -24,10 +27,28 @@ inline constexpr double kMinimumEffect = 0.05;
 // estimate stays a floor under the rounds' (on quiet hardware it is below the minimum effect).
 enum class Boots { kSame, kDifferent };
 
-// The report's "probe" member: {alpha, jobs[...]} or {unavailable: why}. a and b are the
-// snapshots' probe sections (either may be null).
-Json compare_probes(const Json* a, const Json* b, double alpha = kDefaultAlpha,
-                    Boots boots = Boots::kDifferent);
+// One job compared: what the job is, typed (ranking and the HTML report's charts ask it), and its
+// entry of the report's probe.jobs[]. The facts are of the entry whose header the entry shows: B's,
+// or A's for a job only in A.
+struct JobComparison {
+  JobFacts job;
+  Json entry;
+};
+
+// The report's "probe" member as built: the comparison's own members, its jobs, or why there is
+// nothing to compare.
+struct ProbeComparison {
+  std::optional<std::string> unavailable;
+  Json summary = Json::object();  // alpha, run_spread, unit, snapshots: every member but jobs
+  std::vector<JobComparison> jobs;
+
+  // {unavailable: why}, or the summary's members and jobs[...].
+  Json to_json() const;
+};
+
+// a and b are the snapshots' probe sections (either may be null).
+ProbeComparison compare_probes(const Json* a, const Json* b, double alpha = kDefaultAlpha,
+                               Boots boots = Boots::kDifferent);
 
 // The most snapshots a side of a diff may hold: a bound on the work (every pair's rules) and on
 // what a report lists.
@@ -37,7 +58,7 @@ inline constexpr std::size_t kMaxSnapshotsPerSide = 16;
 // snapshots without a probe): each job is compared with its snapshots as the unit, one value
 // per snapshot (its entry's main-direction IOPS and latency percentiles), by Welch's t test on
 // log values, so the spread between boots is the noise. One snapshot a side is compare_probes.
-Json compare_probe_sets(const std::vector<const Json*>& a, const std::vector<const Json*>& b,
-                        double alpha = kDefaultAlpha);
+ProbeComparison compare_probe_sets(const std::vector<const Json*>& a,
+                                   const std::vector<const Json*>& b, double alpha = kDefaultAlpha);
 
 }  // namespace kdrift

@@ -88,8 +88,9 @@ VerdictRates simulate_verdicts(const VerdictSetting& setting) {
       a.push_back(&probes_a[index]);
       b.push_back(&probes_b[index]);
     }
-    const Json compared = compare_probe_sets(a, b);
-    const std::string verdict = compared["jobs"][0].value("verdict", "");
+    const ProbeComparison compared = compare_probe_sets(a, b);
+    const std::string verdict =
+        compared.jobs.empty() ? "" : compared.jobs.front().entry.value("verdict", "");
     ++rates.trials;
     rates.regressions += verdict == "regression" ? 1 : 0;
     rates.improvements += verdict == "improvement" ? 1 : 0;

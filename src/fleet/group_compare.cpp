@@ -186,7 +186,7 @@ Json compare_groups(const GroupSelection& selection, std::vector<FleetInput>& in
     unreadable.push_back(entry);
   Json probe = probes_candidate.empty() || probes_reference.empty()
                    ? Json{{"unavailable", "a group has no readable snapshot"}}
-                   : compare_probe_sets(probes_reference, probes_candidate);
+                   : compare_probe_sets(probes_reference, probes_candidate).to_json();
   return {{"candidate", {{"name", selection.candidate}, {"hosts", candidate.hosts}}},
           {"reference", {{"name", selection.reference}, {"hosts", reference.hosts}}},
           {"alpha", kGroupAlpha},

@@ -304,6 +304,28 @@ Json JobResult::header_json() const {
   return out;
 }
 
+JobFacts JobResult::facts() const {
+  JobFacts out;
+  if (job) {
+    out.polled = job->engine.polled();
+    out.writes = job->rw == Pattern::kWrite || job->rw == Pattern::kRandWrite;
+    out.sequential = !pattern_random(job->rw);
+    out.mixed = job->rw == Pattern::kRandRw;
+    out.iodepth = job->effective_iodepth();
+    out.variant = job->variant();
+    return out;
+  }
+  const std::string engine = text_member(verbatim, "engine");
+  const std::string rw = text_member(verbatim, "rw");
+  out.polled =
+      engine.find("iopoll") != std::string::npos || engine.find("hipri") != std::string::npos;
+  out.writes = rw.find("write") != std::string::npos;
+  out.sequential = rw == "read" || rw == "write";
+  out.mixed = rw.find("rw") != std::string::npos;
+  out.iodepth = number_member(verbatim, "iodepth");
+  return out;
+}
+
 Json JobResult::to_json() const {
   Json out = write_fields(*this, [](auto& self, auto visit) { outcome_fields(self, visit); });
   if (job) out.update(job->to_json());

@@ -90,6 +90,22 @@ struct RoundResult {
   static RoundResult from_json(const Json& object);
 };
 
+// What rules and reports ask of a job, typed once so that no reader takes a job's name, engine or
+// pattern apart: from its ProbeJob for kdrift's own jobs. An entry that is not one (fio's,
+// imported; an older kdrift's) has no ProbeJob: its facts are read from the engine and rw
+// strings it records, as readers always read them, so fio's spellings keep their meaning
+// ("readwrite" counts as writes, "rw" does not).
+struct JobFacts {
+  bool polled = false;  // completions polled: IOPOLL or RWF_HIPRI
+  // A pattern of writes (write, randwrite): where write-path settings act. A mixed pattern
+  // (randrw) has never counted here; ranking weighs it as it always has.
+  bool writes = false;
+  bool sequential = false;        // read or write
+  bool mixed = false;             // reads and writes in one job: its directions are reported apart
+  std::optional<double> iodepth;  // the effective depth, when recorded
+  std::string variant;            // ProbeJob::variant(); empty for an imported job
+};
+
 struct JobResult {
   // The identity, when the entry is one of kdrift's jobs (ProbeJob::from_json accepts it); an
   // imported job's identity members stay in verbatim.
@@ -124,6 +140,7 @@ struct JobResult {
   RoundResult round_summary(uint64_t index) const;
   // name, engine, rw, bs and iodepth as the entry holds them (what identifies a job to people).
   Json header_json() const;
+  JobFacts facts() const;
 
   Json to_json() const;
   // Any object reads (a member of another kind stays verbatim); anything else is an error.

@@ -130,15 +130,6 @@ std::string ProbeJob::variant() const {
   return out;
 }
 
-std::string ProbeJob::variant_in_name(std::string_view name) {
-  const size_t depth = name.rfind(" qd");
-  if (depth == std::string_view::npos) return {};
-  size_t end = depth + 3;
-  while (end < name.size() && name[end] >= '0' && name[end] <= '9')
-    ++end;
-  return end > depth + 3 ? std::string(name.substr(end)) : std::string();
-}
-
 namespace {
 
 double seconds_of(std::chrono::microseconds span) {

@@ -84,9 +84,6 @@ struct ProbeJob {
   // What name() appends after the depth (" window4", " spin"): jobs that differ only there are
   // other workloads at the same engine, pattern, size and depth.
   std::string variant() const;
-  // variant() read back from a recorded name, for documents that carry the name but not the
-  // fields it was made from (the report's job headers).
-  static std::string variant_in_name(std::string_view name);
   // Queue depth actually used (1 for the synchronous engines).
   uint32_t effective_iodepth() const { return engine.synchronous() ? 1 : iodepth; }
   bool writes() const { return pattern_writes(rw); }

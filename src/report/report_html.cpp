@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
+#include "model/job_result.h"
 #include "model/percentile_set.h"
-#include "model/probe_job.h"
 #include "report/svg_chart.h"
 #include "report/text_table.h"
 #include "snapshot/json_access.h"
@@ -155,21 +155,23 @@ std::string block_size_text(const Json& job) {
   return raw_text_of(size);
 }
 
-std::vector<JobGroup> group_jobs(const Json& jobs) {
+// facts: what each of jobs[] is, in the same order; a job without them (a document read back)
+// groups by its engine, pattern and block size alone.
+std::vector<JobGroup> group_jobs(const Json& jobs, const std::vector<JobFacts>& facts) {
   std::vector<JobGroup> groups;
   std::map<std::string, size_t> index;
-  for (const auto& job : jobs) {
+  for (size_t position = 0; position < jobs.size(); ++position) {
+    const Json& job = jobs[position];
+    const JobFacts fact = position < facts.size() ? facts[position] : JobFacts{};
     const auto depth = number_at(job, {"iodepth"});
     const Json* a = object_at(job, {"a"});
     const Json* b = object_at(job, {"b"});
     if (!depth || (a == nullptr && b == nullptr)) continue;
-    const std::string rw = string_at(job, {"rw"}).value_or("?");
-    std::string label = string_at(job, {"engine"}).value_or("?") + " " + rw + " " +
-                        block_size_text(job) +
-                        ProbeJob::variant_in_name(string_at(job, {"name"}).value_or(""));
+    std::string label = string_at(job, {"engine"}).value_or("?") + " " +
+                        string_at(job, {"rw"}).value_or("?") + " " + block_size_text(job) +
+                        fact.variant;
     // A mixed pattern is reported per direction, each its own job.
-    if (const auto direction = string_at(job, {"direction"});
-        direction && rw.find("rw") != std::string::npos) {
+    if (const auto direction = string_at(job, {"direction"}); direction && fact.mixed) {
       label += " (" + *direction + ")";
     }
     auto [it, added] = index.emplace(label, groups.size());
@@ -277,7 +279,8 @@ std::optional<LineChart> distribution_chart(const JobGroup& group) {
 
 class HtmlReport {
  public:
-  explicit HtmlReport(const Json& report) : r_(report) {
+  HtmlReport(const Json& report, const std::vector<JobFacts>& probe_jobs)
+      : r_(report), probe_jobs_(probe_jobs) {
     const std::string kind = string_at(r_, {"kind"}).value_or("");
     if (kind == "check") {
       a_name_ = "Baseline";
@@ -468,7 +471,7 @@ class HtmlReport {
 
   void charts(const Json& jobs) {
     bool explained = false;
-    for (const auto& group : group_jobs(jobs)) {
+    for (const auto& group : group_jobs(jobs, probe_jobs_)) {
       std::vector<LineChart> drawn;
       for (auto chart : {iops_chart(group), latency_chart(group), distribution_chart(group)}) {
         if (chart) drawn.push_back(std::move(*chart));
@@ -649,6 +652,7 @@ class HtmlReport {
   }
 
   const Json& r_;
+  const std::vector<JobFacts>& probe_jobs_;
   std::string a_name_ = "A";
   std::string b_name_ = "B";
   std::string out_;
@@ -656,8 +660,8 @@ class HtmlReport {
 
 }  // namespace
 
-std::string render_report_html(const Json& report) {
-  return HtmlReport(report).render();
+std::string render_report_html(const Json& report, const std::vector<JobFacts>& probe_jobs) {
+  return HtmlReport(report, probe_jobs).render();
 }
 
 }  // namespace kdrift

@@ -6,11 +6,15 @@
 // says; such a field is left out, never a reason to fail.
 
 #include <string>
+#include <vector>
 
+#include "model/job_result.h"
 #include "snapshot/snapshot.h"
 
 namespace kdrift {
 
-std::string render_report_html(const Json& report);
+// probe_jobs: what each of the report's probe.jobs[] is (rules/analysis.h's Report), in the same
+// order; the charts group jobs that differ only in queue depth by them.
+std::string render_report_html(const Json& report, const std::vector<JobFacts>& probe_jobs);
 
 }  // namespace kdrift

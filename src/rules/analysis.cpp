@@ -76,58 +76,71 @@ Json report_envelope(std::string_view kind) {
           {"tool", {{"name", "kdrift"}, {"version", kKdriftVersion}}}};
 }
 
-const std::vector<ConfigGroup>* config_groups(const std::vector<Rule>& rules) {
-  for (const auto& rule : rules) {
-    if (rule.builtin == Builtin::kKernelConfig) return &rule.config_groups;
-  }
-  return nullptr;
+std::vector<JobFacts> facts_of(const std::vector<JobComparison>& jobs) {
+  std::vector<JobFacts> out;
+  out.reserve(jobs.size());
+  for (const auto& job : jobs)
+    out.push_back(job.job);
+  return out;
+}
+
+// A pair's report without its structured changes and kernel config section, and the kernel
+// config diff its rules judged, for the section.
+struct PairFindings {
+  Report report;
+  std::optional<ConfigDiff> kernel_config;
+};
+
+PairFindings pair_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                           const std::vector<Rule>& rules) {
+  const Json derived_a = with_derived_facts(a.snapshot);
+  const Json derived_b = with_derived_facts(b.snapshot);
+  const std::string boot_a = nested_text(a.snapshot, "kernel", "boot_id");
+  const bool same_boot = !boot_a.empty() && boot_a == nested_text(b.snapshot, "kernel", "boot_id");
+  const ProbeComparison probe =
+      compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"),
+                     kDefaultAlpha, same_boot ? Boots::kSame : Boots::kDifferent);
+  Json probe_json = probe.to_json();
+  const Json no_jobs = Json::array();
+  const Json* jobs = array_member(probe_json, "jobs");
+  PairFindings out{{}, pair_kernel_config(rules, a.snapshot, b.snapshot)};
+  auto findings = evaluate_diff(rules, derived_a, derived_b, jobs != nullptr ? *jobs : no_jobs,
+                                out.kernel_config);
+  rank_findings(findings, probe.jobs, RankOrder::kScore);
+  Json& report = out.report.document;
+  report = report_envelope("diff");
+  report["a"] = side_json(a);
+  report["b"] = side_json(b);
+  report["status"] = status_json(findings, probe_json);
+  report["findings"] = findings_json(findings);
+  report["probe"] = std::move(probe_json);
+  out.report.probe_jobs = facts_of(probe.jobs);
+  return out;
 }
 
 }  // namespace
 
 Json diff_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
                    const std::vector<Rule>& rules) {
-  const Json derived_a = with_derived_facts(a.snapshot);
-  const Json derived_b = with_derived_facts(b.snapshot);
-  const std::string boot_a = nested_text(a.snapshot, "kernel", "boot_id");
-  const bool same_boot = !boot_a.empty() && boot_a == nested_text(b.snapshot, "kernel", "boot_id");
-  Json probe =
-      compare_probes(object_member(a.snapshot, "probe"), object_member(b.snapshot, "probe"),
-                     kDefaultAlpha, same_boot ? Boots::kSame : Boots::kDifferent);
-  const Json no_jobs = Json::array();
-  const Json* jobs = array_member(probe, "jobs");
-  auto findings = evaluate_diff(rules, derived_a, derived_b, jobs != nullptr ? *jobs : no_jobs);
-  rank_findings(findings, jobs != nullptr ? *jobs : no_jobs, RankOrder::kScore);
-  Json report = report_envelope("diff");
-  report["a"] = side_json(a);
-  report["b"] = side_json(b);
-  report["status"] = status_json(findings, probe);
-  report["findings"] = findings_json(findings);
-  report["probe"] = std::move(probe);
-  return report;
+  return pair_findings(a, b, rules).report.document;
 }
 
-Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
-                 const std::vector<Rule>& rules) {
-  Json report = diff_findings(a, b, rules);
+Report diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                   const std::vector<Rule>& rules) {
+  PairFindings pair = pair_findings(a, b, rules);
+  Json& report = pair.report.document;
   report["changes"] = changes_json(diff_snapshots(a.snapshot, b.snapshot));
-  const Json* kernel_a = object_member(a.snapshot, "kernel");
-  const Json* kernel_b = object_member(b.snapshot, "kernel");
-  const Json* config_a = kernel_a != nullptr ? object_member(*kernel_a, "config") : nullptr;
-  const Json* config_b = kernel_b != nullptr ? object_member(*kernel_b, "config") : nullptr;
-  if (config_a != nullptr && config_b != nullptr) {
-    static const std::vector<ConfigGroup> kNoGroups;
-    const auto* groups = config_groups(rules);
-    const ConfigDiff config =
-        diff_kernel_config(*config_a, *config_b, groups != nullptr ? *groups : kNoGroups);
-    if (config.comparable) report["kernel_config"] = config_diff_json(config, *config_a, *config_b);
+  if (pair.kernel_config && pair.kernel_config->comparable) {
+    report["kernel_config"] =
+        config_diff_json(*pair.kernel_config, *object_at(a.snapshot, {"kernel", "config"}),
+                         *object_at(b.snapshot, {"kernel", "config"}));
   }
-  return report;
+  return std::move(pair.report);
 }
 
 Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules) {
   auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot));
-  rank_findings(findings, Json::array(), RankOrder::kSeverityThenScore);
+  rank_findings(findings, {}, RankOrder::kSeverityThenScore);
   Json report = report_envelope("check");
   report["b"] = side_json(snapshot);
   report["status"] = status_json(findings, Json::object());
@@ -182,7 +195,7 @@ PairedFindings findings_of_every_pair(const std::vector<Json>& derived_a,
   std::vector<std::string> order;
   for (const auto& a : derived_a) {
     for (const auto& b : derived_b) {
-      for (auto& finding : evaluate_diff(rules, a, b, jobs)) {
+      for (auto& finding : evaluate_diff(rules, a, b, jobs, pair_kernel_config(rules, a, b))) {
         const std::string key = finding_key(finding);
         auto [entry, added] = counted.emplace(key, std::pair{finding, size_t{0}});
         if (added) order.push_back(key);
@@ -211,8 +224,8 @@ PairedFindings findings_of_every_pair(const std::vector<Json>& derived_a,
 
 }  // namespace
 
-Json diff_report_sets(const std::vector<LabeledSnapshot>& a, const std::vector<LabeledSnapshot>& b,
-                      const std::vector<Rule>& rules) {
+Report diff_report_sets(const std::vector<LabeledSnapshot>& a,
+                        const std::vector<LabeledSnapshot>& b, const std::vector<Rule>& rules) {
   if (a.size() == 1 && b.size() == 1) return diff_report(a.front(), b.front(), rules);
   std::vector<Json> derived_a;
   std::vector<Json> derived_b;
@@ -226,12 +239,13 @@ Json diff_report_sets(const std::vector<LabeledSnapshot>& a, const std::vector<L
     derived_b.push_back(with_derived_facts(snapshot.snapshot));
     probes_b.push_back(object_member(snapshot.snapshot, "probe"));
   }
-  Json probe = compare_probe_sets(probes_a, probes_b);
+  const ProbeComparison compared = compare_probe_sets(probes_a, probes_b);
+  Json probe = compared.to_json();
   const Json no_jobs = Json::array();
   const Json* jobs = array_member(probe, "jobs");
   PairedFindings paired =
       findings_of_every_pair(derived_a, derived_b, rules, jobs != nullptr ? *jobs : no_jobs);
-  rank_findings(paired.everywhere, jobs != nullptr ? *jobs : no_jobs, RankOrder::kScore);
+  rank_findings(paired.everywhere, compared.jobs, RankOrder::kScore);
   const auto within_a = changes_within(a);
   const auto within_b = changes_within(b);
   std::map<std::string, bool> varying;
@@ -253,7 +267,7 @@ Json diff_report_sets(const std::vector<LabeledSnapshot>& a, const std::vector<L
   report["varies_within"] = {{"findings", std::move(paired.some_pairs)},
                              {"a", changes_json(within_a)},
                              {"b", changes_json(within_b)}};
-  return report;
+  return {std::move(report), facts_of(compared.jobs)};
 }
 
 int report_exit_status(const Json& report) {

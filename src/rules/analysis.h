@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job_result.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
 
@@ -18,8 +19,16 @@ struct LabeledSnapshot {
   std::string label;  // as the user named the file
 };
 
-Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
-                 const std::vector<Rule>& rules);
+// A report as built: the document, and what it holds of each probe.jobs[] entry only as text,
+// typed, in the same order (the HTML report groups its charts by these facts, never by a job's
+// name).
+struct Report {
+  Json document;
+  std::vector<JobFacts> probe_jobs;
+};
+
+Report diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
+                   const std::vector<Rule>& rules);
 // diff_report without the structured diff and the kernel config diff: the findings, the status
 // and the probe comparison, for a caller that diffs many pairs (kdrift fleet).
 Json diff_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
@@ -33,8 +42,8 @@ Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rule
 // with the structured changes between a side's own snapshots, never as a change. The changes
 // and kernel config compare the first snapshot of each side, less what varies within a side.
 // One snapshot a side is diff_report.
-Json diff_report_sets(const std::vector<LabeledSnapshot>& a, const std::vector<LabeledSnapshot>& b,
-                      const std::vector<Rule>& rules);
+Report diff_report_sets(const std::vector<LabeledSnapshot>& a,
+                        const std::vector<LabeledSnapshot>& b, const std::vector<Rule>& rules);
 
 // The exit status the report calls for: 1 with a finding at warning or above or a probe
 // regression, else 0.

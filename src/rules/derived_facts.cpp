@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "model/job_result.h"
 #include "rules/iommu_mode.h"
 #include "snapshot/json_access.h"
 #include "snapshot/nvme_queues.h"
@@ -81,9 +82,8 @@ Json probe_facts(const Json& snapshot) {
   std::set<int> iodepths;
   if (jobs != nullptr) {
     for (const auto& job : *jobs) {
-      const std::string engine = text_member(job, "engine");
-      polled = polled || engine.find("iopoll") != std::string::npos ||
-               engine.find("hipri") != std::string::npos;
+      const auto result = JobResult::from_json(job);
+      polled = polled || (result && result->facts().polled);
       if (const auto depth = small_int(number_member(job, "iodepth"))) iodepths.insert(*depth);
     }
   }

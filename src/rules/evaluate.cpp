@@ -338,15 +338,23 @@ std::vector<Hit> probe_regression_hits(const Rule& rule, const Json& probe_jobs)
   return hits;
 }
 
-std::vector<Hit> kernel_config_hits(const Rule& rule, const Json& a, const Json& b) {
+const Rule* first_kernel_config_rule(const std::vector<Rule>& rules) {
+  for (const auto& rule : rules) {
+    if (rule.builtin == Builtin::kKernelConfig) return &rule;
+  }
+  return nullptr;
+}
+
+std::optional<ConfigDiff> kernel_config_diff(const Json& a, const Json& b,
+                                             const std::vector<ConfigGroup>& groups) {
+  const Json* config_a = object_at(a, {"kernel", "config"});
+  const Json* config_b = object_at(b, {"kernel", "config"});
+  if (config_a == nullptr || config_b == nullptr) return std::nullopt;
+  return diff_kernel_config(*config_a, *config_b, groups);
+}
+
+std::vector<Hit> kernel_config_hits(const Rule& rule, const ConfigDiff& diff) {
   std::vector<Hit> hits;
-  const Json* kernel_a = object_member(a, "kernel");
-  const Json* kernel_b = object_member(b, "kernel");
-  if (kernel_a == nullptr || kernel_b == nullptr) return hits;
-  const Json* config_a = object_member(*kernel_a, "config");
-  const Json* config_b = object_member(*kernel_b, "config");
-  if (config_a == nullptr || config_b == nullptr) return hits;
-  const ConfigDiff diff = diff_kernel_config(*config_a, *config_b, rule.config_groups);
   for (const auto& group : diff.groups) {
     for (const auto& change : group.changed) {
       hits.push_back(
@@ -405,8 +413,17 @@ std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& 
   return findings;
 }
 
+std::optional<ConfigDiff> pair_kernel_config(const std::vector<Rule>& rules, const Json& a,
+                                             const Json& b) {
+  static const std::vector<ConfigGroup> kNoGroups;
+  const Rule* rule = first_kernel_config_rule(rules);
+  return kernel_config_diff(a, b, rule != nullptr ? rule->config_groups : kNoGroups);
+}
+
 std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a, const Json& b,
-                                   const Json& probe_jobs) {
+                                   const Json& probe_jobs,
+                                   const std::optional<ConfigDiff>& kernel_config) {
+  const Rule* first_config_rule = first_kernel_config_rule(rules);
   std::vector<Finding> findings;
   for (const auto& rule : rules) {
     std::vector<Hit> hits;
@@ -415,7 +432,13 @@ std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a
         hits = probe_regression_hits(rule, probe_jobs);
         break;
       case Builtin::kKernelConfig:
-        hits = kernel_config_hits(rule, a, b);
+        if (&rule != first_config_rule) {
+          if (const auto own = kernel_config_diff(a, b, rule.config_groups)) {
+            hits = kernel_config_hits(rule, *own);
+          }
+        } else if (kernel_config) {
+          hits = kernel_config_hits(rule, *kernel_config);
+        }
         break;
       case Builtin::kNone:
         for (const auto& match : rule.matches) {

@@ -2,6 +2,7 @@
 // Running rules: over one snapshot (kdrift check) or a pair (kdrift diff, check --baseline).
 // Snapshots are given with their derived facts (derived_facts.h).
 
+#include <optional>
 #include <vector>
 
 #include "diff/config_diff.h"
@@ -13,8 +14,16 @@ namespace kdrift {
 
 std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& snapshot);
 
-// probe_jobs: the report's probe.jobs (probe_compare.h), for probe.regression.
+// The pair's kernel config diff by the groups of the first kernel-config rule (none without
+// one): what that rule judges and the report's kernel_config section lists, computed once per
+// pair. Nothing unless both snapshots carry kernel.config.
+std::optional<ConfigDiff> pair_kernel_config(const std::vector<Rule>& rules, const Json& a,
+                                             const Json& b);
+
+// probe_jobs: the report's probe.jobs (probe_compare.h), for probe.regression; kernel_config:
+// pair_kernel_config of the same pair (another kernel-config rule diffs by its own groups).
 std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a, const Json& b,
-                                   const Json& probe_jobs);
+                                   const Json& probe_jobs,
+                                   const std::optional<ConfigDiff>& kernel_config);
 
 }  // namespace kdrift

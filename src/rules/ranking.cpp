@@ -22,10 +22,8 @@ double severity_weight(Severity severity) {
   return 1;
 }
 
-bool job_in(Relevance relevance, const Json& job) {
-  const auto depth = number_member(job, "iodepth").value_or(1);
-  const std::string rw = text_member(job, "rw");
-  const std::string engine = text_member(job, "engine");
+bool job_in(Relevance relevance, const JobFacts& job) {
+  const double depth = job.iodepth.value_or(1);
   switch (relevance) {
     case Relevance::kAny:
       return true;
@@ -34,12 +32,11 @@ bool job_in(Relevance relevance, const Json& job) {
     case Relevance::kLowIodepth:
       return depth <= 4;
     case Relevance::kSequential:
-      return rw == "read" || rw == "write";
+      return job.sequential;
     case Relevance::kPolled:
-      return engine.find("iopoll") != std::string::npos ||
-             engine.find("hipri") != std::string::npos;
+      return job.polled;
     case Relevance::kWrites:
-      return rw.find("write") != std::string::npos;
+      return job.writes;
   }
   return false;
 }
@@ -53,14 +50,13 @@ struct Movement {
   bool better_here = false;
 };
 
-Movement movement_for(Relevance relevance, const Json& probe_jobs) {
+Movement movement_for(Relevance relevance, const std::vector<JobComparison>& probe_jobs) {
   Movement movement;
-  if (!probe_jobs.is_array()) return movement;
   for (const auto& job : probe_jobs) {
-    const std::string verdict = text_member(job, "verdict");
+    const std::string verdict = text_member(job.entry, "verdict");
     if (verdict == "only-in-a" || verdict == "only-in-b") continue;
     movement.compared = true;
-    const bool here = job_in(relevance, job);
+    const bool here = job_in(relevance, job.job);
     movement.ran_here = movement.ran_here || here;
     if (verdict == "regression") {
       movement.worse = true;
@@ -73,7 +69,7 @@ Movement movement_for(Relevance relevance, const Json& probe_jobs) {
   return movement;
 }
 
-double relevance_factor(const Finding& finding, const Json& probe_jobs) {
+double relevance_factor(const Finding& finding, const std::vector<JobComparison>& probe_jobs) {
   const Movement movement = movement_for(finding.rule->relevance, probe_jobs);
   const bool improvement = finding.direction == Direction::kImproved;
   if (!movement.compared || !(movement.worse || movement.better)) return improvement ? 0.5 : 1;
@@ -149,7 +145,8 @@ void place_after_causes(std::vector<Finding>& findings, RankOrder order) {
 
 }  // namespace
 
-void rank_findings(std::vector<Finding>& findings, const Json& probe_jobs, RankOrder order) {
+void rank_findings(std::vector<Finding>& findings, const std::vector<JobComparison>& probe_jobs,
+                   RankOrder order) {
   for (auto& finding : findings) {
     // An improvement is reported as info but weighs what the setting weighs: it may be the very
     // change that explains a faster B.

@@ -10,8 +10,8 @@
 
 #include <vector>
 
+#include "diff/probe_compare.h"
 #include "rules/finding.h"
-#include "snapshot/snapshot.h"
 
 namespace kdrift {
 
@@ -19,7 +19,8 @@ namespace kdrift {
 // explain, so it orders by severity first (what needs attention), then score.
 enum class RankOrder { kScore, kSeverityThenScore };
 
-// probe_jobs: the report's probe.jobs (empty for a single snapshot).
-void rank_findings(std::vector<Finding>& findings, const Json& probe_jobs, RankOrder order);
+// probe_jobs: the probe comparison's jobs (none for a single snapshot).
+void rank_findings(std::vector<Finding>& findings, const std::vector<JobComparison>& probe_jobs,
+                   RankOrder order);
 
 }  // namespace kdrift

@@ -8,7 +8,7 @@
 
 namespace kdrift {
 
-Result<Json> snapshot_files_report(const SnapshotFiles& files, const std::vector<Rule>& rules) {
+Result<Report> snapshot_files_report(const SnapshotFiles& files, const std::vector<Rule>& rules) {
   if (files.snapshots.empty()) return make_error(EINVAL, "no snapshot to report on");
   if (files.baselines.empty() && files.snapshots.size() > 1) {
     return make_error(EINVAL, "several snapshots to check need a baseline to compare with");
@@ -59,7 +59,9 @@ Result<Json> snapshot_files_report(const SnapshotFiles& files, const std::vector
       out.push_back({side[index], paths[index]});
     return out;
   };
-  if (baselines.empty()) return check_report({snapshots.front(), files.snapshots.front()}, rules);
+  if (baselines.empty()) {
+    return Report{check_report({snapshots.front(), files.snapshots.front()}, rules), {}};
+  }
   return diff_report_sets(labeled(baselines, files.baselines), labeled(snapshots, files.snapshots),
                           rules);
 }

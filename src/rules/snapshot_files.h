@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "rules/analysis.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -26,6 +27,6 @@ struct SnapshotFiles {
 // Errors name the file that could not be read or is not a snapshot, and refuse a side of more
 // than kMaxSnapshotsPerSide files, one snapshot given twice on a side (it is not a second sample)
 // or several snapshots to check without a baseline.
-Result<Json> snapshot_files_report(const SnapshotFiles& files, const std::vector<Rule>& rules);
+Result<Report> snapshot_files_report(const SnapshotFiles& files, const std::vector<Rule>& rules);
 
 }  // namespace kdrift

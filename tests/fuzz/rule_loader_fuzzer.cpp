@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                         "trace": {"iommu": {"maps_per_io": 1.0}}}]}})"));
   const std::vector<Rule> rules = {std::move(*rule)};
   (void)evaluate_check(rules, a);
-  (void)evaluate_diff(rules, a, b, Json::array());
-  (void)evaluate_diff(rules, b, a, Json::array());
+  (void)evaluate_diff(rules, a, b, Json::array(), pair_kernel_config(rules, a, b));
+  (void)evaluate_diff(rules, b, a, Json::array(), pair_kernel_config(rules, b, a));
   return 0;
 }

@@ -21,12 +21,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!snapshot) return 0;
   const Json empty = Json::parse(R"({"schema": "kdrift.snapshot/1"})");
   const Json check = check_report({*snapshot, "fuzz"}, rules);
-  const Json diff = diff_report({empty, "empty"}, {*snapshot, "fuzz"}, rules);
-  const Json self = diff_report({*snapshot, "a"}, {*snapshot, "b"}, rules);
+  const Report diff = diff_report({empty, "empty"}, {*snapshot, "fuzz"}, rules);
+  const Report self = diff_report({*snapshot, "a"}, {*snapshot, "b"}, rules);
   (void)render_report_text(check, true);
-  (void)render_report_markdown(diff);
-  (void)render_report_html(diff);
-  (void)render_report_html(self);
+  (void)render_report_markdown(diff.document);
+  (void)render_report_html(diff.document, diff.probe_jobs);
+  (void)render_report_html(self.document, self.probe_jobs);
   Json copy = *snapshot;
   redact_snapshots({&copy});
   return 0;

@@ -109,7 +109,7 @@ class HtmlInChromium : public ::testing::Test {
   std::string sample_page() const {
     const std::string text =
         read_text(testing::source_dir() + "/tests/fixtures/reports/sample-diff.json");
-    return write_page("report.html", render_report_html(Json::parse(text)));
+    return write_page("report.html", render_report_html(Json::parse(text), {}));
   }
 
   testing::TempDir dir_;

@@ -59,10 +59,39 @@ std::vector<double> shifted(const std::vector<double>& samples, double factor) {
   return out;
 }
 
+// Each compared job carries its facts, typed, beside its entry: B's, or A's for a job only in A.
+// They come from the job's identity, whatever its name says.
+TEST(ProbeCompare, EachJobCarriesItsFacts) {
+  ProbeJob polled;
+  polled.workload = "w";
+  polled.engine = *EngineMode::parse("io_uring+iopoll");
+  polled.iodepth = 16;
+  Json typed = job("", kSteady);
+  typed.update(polled.to_json());
+  typed["name"] = "libaio write 4k qd4 spin";
+  Json written = job("only in b", kSteady);
+  written["rw"] = "randwrite";
+  const Json a = probe({typed, job("only in a", kSteady)});
+  const Json b = probe({typed, written});
+  for (const ProbeComparison& compared :
+       {compare_probes(&a, &b), compare_probe_sets({&a, &a}, {&b, &b})}) {
+    ASSERT_EQ(compared.jobs.size(), 3U);
+    EXPECT_EQ(compared.jobs[0].entry["name"], "libaio write 4k qd4 spin");
+    EXPECT_TRUE(compared.jobs[0].job.polled);
+    EXPECT_FALSE(compared.jobs[0].job.writes);
+    EXPECT_EQ(compared.jobs[0].job.iodepth, 16);
+    EXPECT_EQ(compared.jobs[0].job.variant, "");
+    EXPECT_TRUE(compared.jobs[1].job.writes);
+    EXPECT_EQ(compared.jobs[2].entry["name"], "only in a");
+    EXPECT_FALSE(compared.jobs[2].job.polled);
+    EXPECT_EQ(compared.to_json()["jobs"].size(), 3U);
+  }
+}
+
 TEST(ProbeCompare, ClearDropIsARegression) {
   const Json a = probe({job("j", kSteady)});
   const Json b = probe({job("j", {70, 71, 69, 72, 70, 68, 71, 70})});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   EXPECT_EQ(verdict_of(compared), "regression");
   const Json& result = compared["jobs"][0];
   EXPECT_NEAR(result["iops_ratio"].get<double>(), 0.70, 0.02);
@@ -74,13 +103,13 @@ TEST(ProbeCompare, ClearDropIsARegression) {
 TEST(ProbeCompare, ClearGainIsAnImprovement) {
   const Json a = probe({job("j", kSteady)});
   const Json b = probe({job("j", {130, 131, 129, 132, 130, 128, 131, 130})});
-  EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "improvement");
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "improvement");
 }
 
 TEST(ProbeCompare, ChangeInsideTheNoiseIsNotARegression) {
   const Json a = probe({job("j", {100, 80, 120, 90, 110, 95, 105, 85})});
   const Json b = probe({job("j", {97, 78, 118, 88, 108, 92, 101, 83})});
-  EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "no-significant-change");
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "no-significant-change");
 }
 
 TEST(ProbeCompare, SignificantInsideTheRunsButWithinRunToRunNoiseIsNoVerdict) {
@@ -89,7 +118,7 @@ TEST(ProbeCompare, SignificantInsideTheRunsButWithinRunToRunNoiseIsNoVerdict) {
   // spread says another run could show.
   const Json a = probe({job("j", {8301, 9760, 7182, 7469, 8516, 6582})});
   const Json b = probe({job("j", {6164, 6117, 6013, 6203, 6080, 6098})});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   const Json& result = compared["jobs"][0];
   EXPECT_LT(result["p_value"].get<double>(), 0.01);
   EXPECT_EQ(verdict_of(compared), "no-significant-change");
@@ -100,7 +129,7 @@ TEST(ProbeCompare, SignificantInsideTheRunsButWithinRunToRunNoiseIsNoVerdict) {
   // The same drop from steady runs is a regression.
   const Json steady_b = probe({job("j", {6164, 6117, 6013, 6203, 6080, 6098})});
   const Json steady_a = probe({job("j", {7885, 7901, 7850, 7920, 7870, 7899})});
-  EXPECT_EQ(verdict_of(compare_probes(&steady_a, &steady_b)), "regression");
+  EXPECT_EQ(verdict_of(compare_probes(&steady_a, &steady_b).to_json()), "regression");
 }
 
 TEST(ProbeCompare, ASteadyJobInANoisyRunIsHeldToTheRunsSpread) {
@@ -113,7 +142,7 @@ TEST(ProbeCompare, ASteadyJobInANoisyRunIsHeldToTheRunsSpread) {
   const std::vector<double> steady_b = {7100, 7150, 6950, 7050, 7000, 7120};
   const Json a = probe({job("noisy 1", noisy_a), job("noisy 2", noisy_a), job("polled", steady_a)});
   const Json b = probe({job("noisy 1", noisy_b), job("noisy 2", noisy_b), job("polled", steady_b)});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   EXPECT_NEAR(compared["run_spread"]["a"].get<double>(), 0.1421, 0.001);
   EXPECT_GT(compared["run_spread"]["b"].get<double>(), 0.1);
   const Json& polled = compared["jobs"][2];
@@ -124,7 +153,7 @@ TEST(ProbeCompare, ASteadyJobInANoisyRunIsHeldToTheRunsSpread) {
   // Alone (or among steady jobs) the same drop is a regression: quiet runs keep their power.
   const Json alone_a = probe({job("polled", steady_a)});
   const Json alone_b = probe({job("polled", steady_b)});
-  const Json alone = compare_probes(&alone_a, &alone_b);
+  const Json alone = compare_probes(&alone_a, &alone_b).to_json();
   EXPECT_EQ(verdict_of(alone), "regression");
   EXPECT_LT(alone["run_spread"]["a"].get<double>(), 0.03);
 }
@@ -136,7 +165,7 @@ TEST(ProbeCompare, WithRoundsTheSpreadBetweenRoundsIsTheNoise) {
       probe({rounds_job("j", {kSteady, shifted(kSteady, 1.12), shifted(kSteady, 0.97)})});
   const Json b = probe(
       {rounds_job("j", {shifted(kSteady, 0.88), shifted(kSteady, 1.02), shifted(kSteady, 0.95)})});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   const Json& result = compared["jobs"][0];
   EXPECT_EQ(result["iops_noise_from"], "rounds");
   EXPECT_EQ(result["rounds"], Json({{"a", 3}, {"b", 3}}));
@@ -150,7 +179,7 @@ TEST(ProbeCompare, WithRoundsTheSpreadBetweenRoundsIsTheNoise) {
   const Json steady_a = probe({rounds_job("j", {fast, shifted(fast, 1.01), shifted(fast, 0.99)})});
   const Json steady_b =
       probe({rounds_job("j", {shifted(fast, 0.8), shifted(fast, 0.81), shifted(fast, 0.79)})});
-  const Json steady = compare_probes(&steady_a, &steady_b);
+  const Json steady = compare_probes(&steady_a, &steady_b).to_json();
   EXPECT_EQ(verdict_of(steady), "regression");
   EXPECT_LT(steady["jobs"][0]["iops_noise_allowance"][1].get<double>(), 1.1);
   EXPECT_EQ(steady["jobs"][0]["latency"]["99.000000"]["noise_from"], "rounds");
@@ -163,10 +192,10 @@ TEST(ProbeCompare, AcrossBootsThePerSecondSpreadStaysAFloorUnderTheRounds) {
   const Json a = probe({rounds_job("j", {noisy, shifted(noisy, 1.01), shifted(noisy, 0.99)})});
   const Json b =
       probe({rounds_job("j", {shifted(noisy, 0.78), shifted(noisy, 0.79), shifted(noisy, 0.77)})});
-  const Json across = compare_probes(&a, &b, kDefaultAlpha, Boots::kDifferent);
+  const Json across = compare_probes(&a, &b, kDefaultAlpha, Boots::kDifferent).to_json();
   EXPECT_EQ(across["jobs"][0]["iops_noise_from"], "per-second spread") << across.dump(1);
   EXPECT_EQ(verdict_of(across), "no-significant-change");
-  const Json within = compare_probes(&a, &b, kDefaultAlpha, Boots::kSame);
+  const Json within = compare_probes(&a, &b, kDefaultAlpha, Boots::kSame).to_json();
   EXPECT_EQ(within["jobs"][0]["iops_noise_from"], "rounds");
   EXPECT_EQ(verdict_of(within), "regression") << within.dump(1);
 }
@@ -174,7 +203,7 @@ TEST(ProbeCompare, AcrossBootsThePerSecondSpreadStaysAFloorUnderTheRounds) {
 TEST(ProbeCompare, RoundsOnOneSideOnlyKeepThePerSecondEstimate) {
   const Json a = probe({rounds_job("j", {kSteady, kSteady})});
   const Json b = probe({job("j", shifted(kSteady, 0.7))});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   EXPECT_EQ(compared["jobs"][0]["iops_noise_from"], "per-second spread");
   EXPECT_EQ(compared["jobs"][0]["rounds"], Json({{"a", 2}, {"b", 1}}));
   EXPECT_EQ(verdict_of(compared), "regression");
@@ -199,7 +228,7 @@ TEST(ProbeCompareSets, SnapshotsAreTheUnitAndTheirSpreadIsTheNoise) {
   // Boot-to-boot drift of ~2 %: a 12 % loss on every boot is a regression.
   const auto a = boots({100, 102, 98});
   const auto b = boots({88, 90, 86});
-  const Json compared = compare_probe_sets(pointers(a), pointers(b));
+  const Json compared = compare_probe_sets(pointers(a), pointers(b)).to_json();
   EXPECT_EQ(compared["unit"], "snapshot");
   EXPECT_EQ(compared["snapshots"], Json({{"a", 3}, {"b", 3}}));
   const Json& result = compared["jobs"][0];
@@ -211,7 +240,7 @@ TEST(ProbeCompareSets, SnapshotsAreTheUnitAndTheirSpreadIsTheNoise) {
   // The same means with boots 15 % apart are inside the noise, however steady each boot was.
   const auto noisy_a = boots({100, 118, 85});
   const auto noisy_b = boots({88, 104, 75});
-  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(noisy_a), pointers(noisy_b))),
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(noisy_a), pointers(noisy_b)).to_json()),
             "no-significant-change");
 }
 
@@ -231,7 +260,7 @@ TEST(ProbeCompareSets, SnapshotsThatAgreeByChanceKeepTheirOwnRunToRunNoise) {
     a.push_back(snapshot_in_rounds(level, 15));
     b.push_back(snapshot_in_rounds(level * 0.94, 15));
   }
-  const Json result = compare_probe_sets(pointers(a), pointers(b))["jobs"][0];
+  const Json result = compare_probe_sets(pointers(a), pointers(b)).to_json()["jobs"][0];
   EXPECT_EQ(result["verdict"], "no-significant-change") << result.dump(1);
   EXPECT_GT(result["iops_run_to_run_cv"]["a"].get<double>(), 0.1);
   // Rounds that agree as closely as the snapshots do leave the verdict to the snapshots.
@@ -241,16 +270,18 @@ TEST(ProbeCompareSets, SnapshotsThatAgreeByChanceKeepTheirOwnRunToRunNoise) {
     steady_a.push_back(snapshot_in_rounds(level, 0.3));
     steady_b.push_back(snapshot_in_rounds(level * 0.94, 0.3));
   }
-  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(steady_a), pointers(steady_b))), "regression");
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(steady_a), pointers(steady_b)).to_json()),
+            "regression");
 }
 
 TEST(ProbeCompareSets, OneCandidateAgainstSeveralBaselinesIsAPredictionTest) {
   const auto a = boots({100, 101, 99, 100});
   const auto slow = boots({80});
   const auto usual = boots({99.5});
-  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(slow))), "regression");
-  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(usual))), "no-significant-change");
-  EXPECT_EQ(compare_probe_sets(pointers(a), pointers(slow))["jobs"][0]["snapshots"],
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(slow)).to_json()), "regression");
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(usual)).to_json()),
+            "no-significant-change");
+  EXPECT_EQ(compare_probe_sets(pointers(a), pointers(slow)).to_json()["jobs"][0]["snapshots"],
             Json({{"a", 4}, {"b", 1}}));
 }
 
@@ -259,7 +290,7 @@ TEST(ProbeCompareSets, JobsMissingOrFailedOnSomeSnapshotsAreCounted) {
   a.push_back(probe({job("j", kSteady, "failed")}));
   std::vector<Json> b = boots({70, 71});
   b.push_back(probe({job("other", kSteady)}));
-  const Json compared = compare_probe_sets(pointers(a), pointers(b));
+  const Json compared = compare_probe_sets(pointers(a), pointers(b)).to_json();
   const Json& result = compared["jobs"][0];
   EXPECT_EQ(result["name"], "j");
   EXPECT_EQ(result["not_run"], Json({{"a", 1}, {"b", 1}}));
@@ -267,9 +298,9 @@ TEST(ProbeCompareSets, JobsMissingOrFailedOnSomeSnapshotsAreCounted) {
   EXPECT_EQ(compared["jobs"][1]["verdict"], "only-in-b");
   // No probe at all on a snapshot is a snapshot without the job.
   const std::vector<const Json*> with_none = {&a[0], nullptr};
-  EXPECT_EQ(compare_probe_sets(with_none, pointers(b))["jobs"][0]["not_run"]["a"], 1);
+  EXPECT_EQ(compare_probe_sets(with_none, pointers(b)).to_json()["jobs"][0]["not_run"]["a"], 1);
   // One snapshot a side is the per-second comparison.
-  EXPECT_EQ(compare_probe_sets({&a[0]}, {&b[0]}), compare_probes(&a[0], &b[0]));
+  EXPECT_EQ(compare_probe_sets({&a[0]}, {&b[0]}).to_json(), compare_probes(&a[0], &b[0]).to_json());
 }
 
 TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
@@ -279,7 +310,7 @@ TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
   for (double sample : kSteady)
     slightly_lower.push_back(sample * 0.98);
   const Json b = probe({job("j", slightly_lower)});
-  EXPECT_EQ(verdict_of(compare_probes(&a, &b)), "no-significant-change");
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "no-significant-change");
 }
 
 TEST(ProbeCompare, TailLatencyAloneCanRegress) {
@@ -290,7 +321,7 @@ TEST(ProbeCompare, TailLatencyAloneCanRegress) {
   b["read"]["lat_ns"]["per_second"]["99.000000"] = {400, 420, 380, 410, 390, 400, 404, 396};
   const Json pa = probe({a});
   const Json pb = probe({b});
-  const Json result = compare_probes(&pa, &pb)["jobs"][0];
+  const Json result = compare_probes(&pa, &pb).to_json()["jobs"][0];
   EXPECT_EQ(result["iops_verdict"], "no-significant-change");
   EXPECT_EQ(result["latency"]["99.000000"]["verdict"], "regression");
   EXPECT_NEAR(result["latency"]["99.000000"]["ci95"][0].get<double>(), 2.0, 0.1);
@@ -318,7 +349,7 @@ TEST(ProbeCompare, APercentileOfFewIosPerSecondGetsNoVerdict) {
   b["read"]["lat_ns"]["percentile"]["99.900000"] = 400;
   const Json pa = probe({a});
   const Json pb = probe({b});
-  const Json result = compare_probes(&pa, &pb)["jobs"][0];
+  const Json result = compare_probes(&pa, &pb).to_json()["jobs"][0];
   const Json& p999 = result["latency"]["99.900000"];
   EXPECT_FALSE(p999.contains("verdict")) << p999.dump();
   EXPECT_NE(p999["reason"].get<std::string>().find("rests on 7 I/Os beyond it"), std::string::npos)
@@ -338,7 +369,7 @@ TEST(ProbeCompare, LatencyMovesWithinTheIopsRunToRunNoiseIsNoVerdict) {
   b["read"]["lat_ns"]["per_second"]["50.000000"] = {2130, 2140, 2140, 2130, 2140, 2140};
   const Json pa = probe({a});
   const Json pb = probe({b});
-  const Json result = compare_probes(&pa, &pb)["jobs"][0];
+  const Json result = compare_probes(&pa, &pb).to_json()["jobs"][0];
   const Json& p50 = result["latency"]["50.000000"];
   EXPECT_NEAR(p50["per_second_ratio"].get<double>(), 1.07, 0.01);
   EXPECT_NEAR(p50["beyond_iops_ratio"].get<double>(), 0.99, 0.02);
@@ -359,7 +390,7 @@ TEST(ProbeCompare, ALatencyChangeTheIopsChangeExplainsCountsOnce) {
   b["read"]["lat_ns"]["per_second"]["50.000000"] = {3900, 3900, 3880, 3900, 3920, 3900};
   const Json pa = probe({a});
   const Json pb = probe({b});
-  const Json result = compare_probes(&pa, &pb)["jobs"][0];
+  const Json result = compare_probes(&pa, &pb).to_json()["jobs"][0];
   EXPECT_EQ(result["iops_verdict"], "no-significant-change");
   const Json& p50 = result["latency"]["50.000000"];
   EXPECT_NEAR(p50["per_second_ratio"].get<double>(), 1.95, 0.01);
@@ -372,7 +403,7 @@ TEST(ProbeCompare, ALatencyChangeTheIopsChangeExplainsCountsOnce) {
 TEST(ProbeCompare, TooFewSamplesSaySo) {
   const Json a = probe({job("j", {100, 101, 99})});
   const Json b = probe({job("j", {50, 51, 49})});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   EXPECT_EQ(verdict_of(compared), "insufficient-samples");
   EXPECT_NE(compared["jobs"][0]["reason"].get<std::string>().find("3 and 3"), std::string::npos);
 }
@@ -380,7 +411,7 @@ TEST(ProbeCompare, TooFewSamplesSaySo) {
 TEST(ProbeCompare, JobsOnOneSideOnlyAndFailedJobs) {
   const Json a = probe({job("old", kSteady), job("both", kSteady)});
   const Json b = probe({job("both", kSteady, "failed"), job("new", kSteady)});
-  const Json compared = compare_probes(&a, &b);
+  const Json compared = compare_probes(&a, &b).to_json();
   ASSERT_EQ(compared["jobs"].size(), 3U);
   EXPECT_EQ(verdict_of(compared, 0), "insufficient-samples");
   EXPECT_EQ(verdict_of(compared, 1), "only-in-b");
@@ -389,9 +420,9 @@ TEST(ProbeCompare, JobsOnOneSideOnlyAndFailedJobs) {
 
 TEST(ProbeCompare, NoProbeOnASideIsNamed) {
   const Json b = probe({job("j", kSteady)});
-  EXPECT_EQ(compare_probes(nullptr, &b)["unavailable"], "only B has probe results");
+  EXPECT_EQ(compare_probes(nullptr, &b).to_json()["unavailable"], "only B has probe results");
   const Json wrong = {{"jobs", "not a list"}};
-  EXPECT_TRUE(compare_probes(&wrong, &b).contains("unavailable"));
+  EXPECT_TRUE(compare_probes(&wrong, &b).to_json().contains("unavailable"));
 }
 
 }  // namespace

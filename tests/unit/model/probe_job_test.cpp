@@ -30,19 +30,6 @@ TEST(ProbeJob, NameSaysEngineModePatternSizeDepthAndVariant) {
   EXPECT_EQ(sync.name(), "psync read 4k qd1");
 }
 
-TEST(ProbeJob, VariantReadBackFromANameIsTheVariant) {
-  ProbeJob job = job_of("io_uring", Pattern::kRandRead, 128);
-  for (const uint32_t window : {1u, 8u}) {
-    for (const auto wait : {CompletionWait::kSleep, CompletionWait::kSpin}) {
-      job.batch_complete_min = window;
-      job.completion_wait = wait;
-      EXPECT_EQ(ProbeJob::variant_in_name(job.name()), job.variant()) << job.name();
-    }
-  }
-  EXPECT_EQ(ProbeJob::variant_in_name("fio job"), "");
-  EXPECT_EQ(ProbeJob::variant_in_name("odd qd"), "");
-}
-
 TEST(ProbeJob, RandrwReadsAndWrites) {
   const ProbeJob mixed = job_of("io_uring", Pattern::kRandRw, 1);
   EXPECT_TRUE(mixed.reads());
@@ -74,7 +61,7 @@ TEST(ProbeJob, LikeFioIsAVariantAndRoundTripsOnlyWhenSet) {
   EXPECT_FALSE(job.to_json().contains("like_fio"));  // older snapshots stay byte-identical
   job.like_fio = true;
   EXPECT_EQ(job.name(), "libaio randwrite 4k qd16 like-fio");
-  EXPECT_EQ(ProbeJob::variant_in_name(job.name()), " like-fio");
+  EXPECT_EQ(job.variant(), " like-fio");
   const auto back = ProbeJob::from_json(job.to_json());
   ASSERT_TRUE(back.ok()) << back.error().describe();
   EXPECT_TRUE(back->like_fio);

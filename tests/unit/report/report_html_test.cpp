@@ -53,7 +53,7 @@ bool has_non_finite(const std::string& text) {
 }
 
 TEST(ReportHtml, OneChartOfEachKindPerWorkload) {
-  const std::string html = render_report_html(sample_report());
+  const std::string html = render_report_html(sample_report(), {});
   // io_uring and libaio randread 4k: IOPS, latency percentiles and latency distribution each.
   EXPECT_EQ(count_of(html, "<svg"), 6u);
   EXPECT_EQ(count_of(html, "<figure>"), 6u);
@@ -74,7 +74,7 @@ TEST(ReportHtml, FindingsInRankOrder) {
   const Json report = sample_report();
   Json reversed = report;
   std::reverse(reversed["findings"].begin(), reversed["findings"].end());
-  for (const auto& html : {render_report_html(report), render_report_html(reversed)}) {
+  for (const auto& html : {render_report_html(report, {}), render_report_html(reversed, {})}) {
     size_t previous = 0;
     for (const char* id : {"iommu.dma-translation", "probe.regression", "iommu.cmdline",
                            "kernel.config", "block.scheduler"}) {
@@ -87,7 +87,7 @@ TEST(ReportHtml, FindingsInRankOrder) {
 }
 
 TEST(ReportHtml, ShowsEveryPartOfAFinding) {
-  const std::string html = render_report_html(sample_report());
+  const std::string html = render_report_html(sample_report(), {});
   EXPECT_NE(html.find("<span class=\"badge sev-critical\">critical</span>"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"dir-regressed\">regressed</span>"), std::string::npos);
   EXPECT_NE(html.find("<code>0000:01:00.0</code>"), std::string::npos);
@@ -110,7 +110,7 @@ TEST(ReportHtml, ShowsEveryPartOfAFinding) {
 }
 
 TEST(ReportHtml, NothingFromTheReportBecomesMarkupOrAFetch) {
-  const std::string html = render_report_html(sample_report());
+  const std::string html = render_report_html(sample_report(), {});
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(
       html.find("stor-b02&lt;script src=&quot;https://evil.example/x.js&quot;&gt;alert(&#39;pwned "
@@ -135,7 +135,7 @@ TEST(ReportHtml, HostileSnapshotValuesRenderInert) {
   report["b"]["hostname"] = testing::hostile_value("host");
   report["findings"][0]["evidence"] = {testing::hostile_value("evidence")};
   report["findings"][0]["title"] = "<script>alert(1)</script>" + testing::hostile_value("title");
-  const std::string html = render_report_html(report);
+  const std::string html = render_report_html(report, {});
   EXPECT_EQ(html.find("<img"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(testing::control_bytes(html), std::vector<unsigned>{});
@@ -145,6 +145,44 @@ TEST(ReportHtml, HostileSnapshotValuesRenderInert) {
                       "src=x onerror=alert(1)&gt;\n| injected |`x"),
             std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;title\xEF\xBF\xBD"), std::string::npos);
+}
+
+Json compared_job(const std::string& name, const std::string& rw, int depth,
+                  const std::string& direction) {
+  const Json side = {{"iops", 1000}, {"lat_ns", {{"percentile", {{"50.000000", 1000}}}}}};
+  Json job = {{"name", name}, {"engine", "libaio"}, {"rw", rw}, {"iodepth", depth}};
+  job["bs"] = uint64_t{4096};  // as a report holds it: unsigned, shown as 4k
+  job["direction"] = direction;
+  job["a"] = side;
+  job["b"] = side;
+  return job;
+}
+
+// Charts group jobs that differ only in depth by their typed facts (the variant, whether the
+// pattern is mixed), never by what their names say.
+TEST(ReportHtml, ChartGroupsFollowTheJobsFacts) {
+  const Json report = {{"kind", "diff"},
+                       {"probe",
+                        {{"jobs",
+                          {compared_job("libaio randread 4k qd1", "randread", 1, "read"),
+                           compared_job("libaio randread 4k qd4 window8", "randread", 4, "read"),
+                           compared_job("libaio randread 4k qd4 spin", "randread", 4, "read"),
+                           compared_job("libaio randrw50 4k qd4", "randrw", 4, "read"),
+                           compared_job("libaio randrw50 4k qd4", "randrw", 4, "write")}}}}};
+  std::vector<JobFacts> facts(5);
+  facts[2].variant = " spin";
+  facts[3].mixed = true;
+  facts[4].mixed = true;
+  const std::string html = render_report_html(report, facts);
+  EXPECT_EQ(count_of(html, "<h3>libaio randread 4k</h3>"), 1U);
+  EXPECT_EQ(count_of(html, "<h3>libaio randread 4k spin</h3>"), 1U);
+  EXPECT_EQ(html.find("window8</h3>"), std::string::npos);
+  EXPECT_EQ(count_of(html, "<h3>libaio randrw 4k (read)</h3>"), 1U);
+  EXPECT_EQ(count_of(html, "<h3>libaio randrw 4k (write)</h3>"), 1U);
+  // Without facts (a document read back) a job groups by engine, pattern and size alone.
+  const std::string bare = render_report_html(report, {});
+  EXPECT_EQ(bare.find("spin</h3>"), std::string::npos);
+  EXPECT_EQ(count_of(bare, "<h3>libaio randrw 4k</h3>"), 1U);
 }
 
 TEST(ReportHtml, JobsWithoutAComparisonSayWhy) {
@@ -157,7 +195,7 @@ TEST(ReportHtml, JobsWithoutAComparisonSayWhy) {
            {"verdict", "insufficient-samples"},
            {"reason", "2 and 2 per-second samples cannot reach p < alpha"}}}}}},
   };
-  const std::string html = render_report_html(report);
+  const std::string html = render_report_html(report, {});
   EXPECT_NE(html.find("insufficient-samples</span><div class=\"muted\">2 and 2 per-second "
                       "samples cannot reach p &lt; alpha</div>"),
             std::string::npos);
@@ -184,7 +222,7 @@ TEST(ReportHtml, CheckWithoutBaselineRenders) {
          {"remedy", "nvme.poll_queues=2"},
          {"score", 2.5}}}},
   };
-  const std::string html = render_report_html(report);
+  const std::string html = render_report_html(report, {});
   EXPECT_NE(html.find("<h1>kdrift check report</h1>"), std::string::npos);
   EXPECT_NE(html.find("<th>Snapshot</th>"), std::string::npos);
   EXPECT_EQ(html.find("<th>Baseline</th>"), std::string::npos);
@@ -220,26 +258,26 @@ TEST(ReportHtml, WrongTypesAreTreatedAsAbsent) {
                       "other": {"count": "many", "by_prefix": []}}
   })");
   std::string html;
-  ASSERT_NO_THROW(html = render_report_html(odd));
+  ASSERT_NO_THROW(html = render_report_html(odd, {}));
   EXPECT_NE(html.find("</html>"), std::string::npos);
   EXPECT_NE(html.find("huge-rank"), std::string::npos);
   EXPECT_FALSE(has_non_finite(html));
   for (const Json& not_a_report : {Json(), Json::array(), Json("text"), Json(42), Json::object()}) {
-    EXPECT_NO_THROW(html = render_report_html(not_a_report));
+    EXPECT_NO_THROW(html = render_report_html(not_a_report, {}));
     EXPECT_NE(html.find("</html>"), std::string::npos);
   }
 
   Json bad_text = sample_report();
   bad_text["b"]["hostname"] = std::string("stor\xff\x01name");
-  EXPECT_NO_THROW(html = render_report_html(bad_text));
+  EXPECT_NO_THROW(html = render_report_html(bad_text, {}));
   EXPECT_NE(html.find("stor\xEF\xBF\xBD\xEF\xBF\xBDname"), std::string::npos);
 }
 
 TEST(ReportHtml, SameReportSameBytes) {
   const Json report = sample_report();
-  const std::string first = render_report_html(report);
-  EXPECT_EQ(first, render_report_html(report));
-  EXPECT_EQ(first, render_report_html(Json::parse(report.dump())));
+  const std::string first = render_report_html(report, {});
+  EXPECT_EQ(first, render_report_html(report, {}));
+  EXPECT_EQ(first, render_report_html(Json::parse(report.dump()), {}));
 }
 
 TEST(SvgChart, EscapesAndReplacesWhatCannotBeText) {

@@ -79,7 +79,8 @@ TEST(BuiltinRules, CheckWarnsOfTranslationTheCommandLineAsksFor) {
 TEST(BuiltinRules, DiffOfACommandLineMoveIntoTranslationIsAWarningNamingIt) {
   const Json before = intel_host(Json::object());
   const Json after = intel_host({{"intel_iommu", "on"}, {"iommu.strict", "1"}});
-  const Json report = diff_report({before, "a"}, {after, "b"}, testing::builtin_rule_set());
+  const Json report =
+      diff_report({before, "a"}, {after, "b"}, testing::builtin_rule_set()).document;
   const Json* translation = finding(report, "iommu.dma-translation");
   ASSERT_NE(translation, nullptr) << report["findings"].dump(2);
   EXPECT_EQ((*translation)["severity"], "warning");
@@ -91,7 +92,8 @@ TEST(BuiltinRules, DiffOfACommandLineMoveIntoTranslationIsAWarningNamingIt) {
 TEST(BuiltinRules, AKconfigDefaultTheCommandLineOverridesIsInfoSayingSo) {
   const Json pinned = {{"iommu", "pt"}};
   const Json report = diff_report({intel_host(pinned, "n"), "a"}, {intel_host(pinned, "y"), "b"},
-                                  testing::builtin_rule_set());
+                                  testing::builtin_rule_set())
+                          .document;
   const Json* kconfig = finding(report, "iommu.kconfig-default");
   ASSERT_NE(kconfig, nullptr) << report["findings"].dump(2);
   EXPECT_EQ((*kconfig)["severity"], "info");
@@ -101,9 +103,9 @@ TEST(BuiltinRules, AKconfigDefaultTheCommandLineOverridesIsInfoSayingSo) {
       << (*kconfig)["evidence"].dump(2);
   EXPECT_EQ(report_exit_status(report), 0) << report["findings"].dump(2);
   // Unpinned, the flipped default decides the mode: a warning.
-  const Json open =
-      diff_report({intel_host(Json::object(), "n"), "a"}, {intel_host(Json::object(), "y"), "b"},
-                  testing::builtin_rule_set());
+  const Json open = diff_report({intel_host(Json::object(), "n"), "a"},
+                                {intel_host(Json::object(), "y"), "b"}, testing::builtin_rule_set())
+                        .document;
   const Json* warned = finding(open, "iommu.kconfig-default");
   ASSERT_NE(warned, nullptr);
   EXPECT_EQ((*warned)["severity"], "warning");

@@ -43,7 +43,8 @@ TEST(AccuracyCases, ExpectedFindingRanksFirst) {
     SCOPED_TRACE(file.filename().string());
     const testing::AccuracyCase pair = load_case(file);
     EXPECT_FALSE(pair.top.empty()) << "the case names no top finding";
-    const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, testing::builtin_rule_set());
+    const Json report =
+        diff_report({pair.a, "a"}, {pair.b, "b"}, testing::builtin_rule_set()).document;
     if (report["findings"].empty()) {
       ADD_FAILURE() << "no finding; " << pair.description;
       continue;
@@ -68,7 +69,8 @@ TEST(AccuracyCases, SelfDiffFindsNothing) {
   for (const auto& name : testing::fixture_sysroot_names()) {
     SCOPED_TRACE(name);
     const Json& snapshot = testing::fixture_snapshot(name);
-    const Json report = diff_report({snapshot, "a"}, {snapshot, "b"}, testing::builtin_rule_set());
+    const Json report =
+        diff_report({snapshot, "a"}, {snapshot, "b"}, testing::builtin_rule_set()).document;
     EXPECT_TRUE(report["findings"].empty()) << ranking(report);
     EXPECT_TRUE(report["changes"].empty()) << report["changes"].dump(2);
     EXPECT_EQ(report_exit_status(report), 0);
@@ -80,7 +82,8 @@ TEST(AccuracyCases, RecaptureOfTheSameBootFindsNothing) {
     SCOPED_TRACE(name);
     const Json again = capture_snapshot(SysRoot(testing::fixture_sysroot(name)));
     const Json report = diff_report({testing::fixture_snapshot(name), "a"}, {again, "b"},
-                                    testing::builtin_rule_set());
+                                    testing::builtin_rule_set())
+                            .document;
     EXPECT_EQ(report["status"]["warning"], 0) << ranking(report);
     EXPECT_EQ(report["status"]["critical"], 0) << ranking(report);
     EXPECT_TRUE(report["changes"].empty()) << report["changes"].dump(2);

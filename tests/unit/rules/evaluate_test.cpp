@@ -61,32 +61,34 @@ TEST(EvaluateCheck, StateTestsFlagWhatTheSnapshotHas) {
 
 TEST(EvaluateDiff, DirectionFollowsWhichSideHasIt) {
   const std::vector<Rule> rules = {rule_from(kTranslationMatch)};
-  const auto worse = evaluate_diff(rules, kPassthrough, kTranslated, Json::array());
+  const auto worse = evaluate_diff(rules, kPassthrough, kTranslated, Json::array(), std::nullopt);
   ASSERT_EQ(worse.size(), 1U);
   EXPECT_EQ(worse[0].direction, Direction::kRegressed);
   EXPECT_EQ(worse[0].severity, Severity::kWarning);
   EXPECT_EQ(worse[0].evidence[0], "iommu.devices[nvme0n1].mode: passthrough → translated-lazy");
   EXPECT_EQ(worse[0].proof.size(), 1U);
-  const auto better = evaluate_diff(rules, kTranslated, kPassthrough, Json::array());
+  const auto better = evaluate_diff(rules, kTranslated, kPassthrough, Json::array(), std::nullopt);
   ASSERT_EQ(better.size(), 1U);
   EXPECT_EQ(better[0].direction, Direction::kImproved);
   EXPECT_EQ(better[0].severity, Severity::kInfo);
-  EXPECT_TRUE(evaluate_diff(rules, kTranslated, kTranslated, Json::array()).empty());
+  EXPECT_TRUE(evaluate_diff(rules, kTranslated, kTranslated, Json::array(), std::nullopt).empty());
 }
 
 TEST(EvaluateDiff, ChangeTestsWithMissingValuesNeedTheHolderOnBothSides) {
   const std::vector<Rule> rules = {
       rule_from("[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\ncompare_missing = true\n")};
-  const auto findings = evaluate_diff(rules, kTranslated, kPassthrough, Json::array());
+  const auto findings =
+      evaluate_diff(rules, kTranslated, kPassthrough, Json::array(), std::nullopt);
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].direction, Direction::kChanged);
   EXPECT_EQ(findings[0].evidence, std::vector<std::string>{"iommu.cmdline.iommu: (absent) → pt"});
   // No cmdline object on one side: nothing is known, nothing is claimed.
   const Json bare = Json::parse(R"({"iommu": {}})");
-  EXPECT_TRUE(evaluate_diff(rules, bare, kPassthrough, Json::array()).empty());
+  EXPECT_TRUE(evaluate_diff(rules, bare, kPassthrough, Json::array(), std::nullopt).empty());
   const std::vector<Rule> strict = {
       rule_from("[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\n")};
-  EXPECT_TRUE(evaluate_diff(strict, kTranslated, kPassthrough, Json::array()).empty());
+  EXPECT_TRUE(
+      evaluate_diff(strict, kTranslated, kPassthrough, Json::array(), std::nullopt).empty());
 }
 
 TEST(EvaluateDiff, NumericChangeTestsAndTextNumbers) {
@@ -94,10 +96,10 @@ TEST(EvaluateDiff, NumericChangeTestsAndTextNumbers) {
   const Json b = Json::parse(R"({"nvme": {"controllers": {"nvme0": {"queues": {"poll": "0"}}}}})");
   const std::vector<Rule> rules = {rule_from(
       "[[match]]\neach = \"nvme.controllers.*\"\nvalue = \"queues.poll\"\ndecreased = true\n")};
-  const auto findings = evaluate_diff(rules, a, b, Json::array());
+  const auto findings = evaluate_diff(rules, a, b, Json::array(), std::nullopt);
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"nvme0"});
-  EXPECT_TRUE(evaluate_diff(rules, b, a, Json::array()).empty());
+  EXPECT_TRUE(evaluate_diff(rules, b, a, Json::array(), std::nullopt).empty());
 }
 
 TEST(EvaluateDiff, AbsoluteWhereClausesSubstituteTheKey) {
@@ -114,7 +116,7 @@ where = { "/derived.disks.{key}.physical" = { equals = true } }
 value = "scheduler.active"
 changed = true
 )")};
-  const auto findings = evaluate_diff(rules, a, b, Json::array());
+  const auto findings = evaluate_diff(rules, a, b, Json::array(), std::nullopt);
   ASSERT_EQ(findings.size(), 1U);
   EXPECT_EQ(findings[0].subjects, std::vector<std::string>{"nvme0n1"});
 }
@@ -142,18 +144,34 @@ TEST(Ranking, ProofAndProbeMovementOrderFindings) {
                                              "magnitude = 0.2\nrelevance = \"high-iodepth\"\n")};
   const Json a = Json::parse(R"({"x": 0, "y": 0})");
   const Json b = Json::parse(R"({"x": 1, "y": 1})");
-  auto findings = evaluate_diff(rules, a, b, Json::array());
+  auto findings = evaluate_diff(rules, a, b, Json::array(), std::nullopt);
   ASSERT_EQ(findings.size(), 2U);
-  const Json deep_regressed = Json::parse(
-      R"([{"name": "qd32", "iodepth": 32, "rw": "randread", "verdict": "regression"},
-          {"name": "qd1", "iodepth": 1, "rw": "randread", "verdict": "no-significant-change"}])");
+  std::vector<JobComparison> deep_regressed = {
+      {{}, {{"name", "qd32"}, {"verdict", "regression"}}},
+      {{}, {{"name", "qd1"}, {"verdict", "no-significant-change"}}}};
+  deep_regressed[0].job.iodepth = 32;
+  deep_regressed[1].job.iodepth = 1;
   rank_findings(findings, deep_regressed, RankOrder::kScore);
   EXPECT_EQ(findings[0].rule, &rules[1]);
   EXPECT_DOUBLE_EQ(findings[0].score, 2 * 0.2 * 2);
   findings[1].proof.push_back("trace");
   findings[0].proof.clear();
-  rank_findings(findings, Json::array(), RankOrder::kScore);
+  rank_findings(findings, {}, RankOrder::kScore);
   EXPECT_EQ(findings[0].rule, &rules[0]) << "same weight, but only one has proof";
+}
+
+// The report computes a pair's kernel config diff once (pair_kernel_config) and its section and
+// the kernel-config rule share it: the rule judges the diff it is given.
+TEST(EvaluateDiff, KernelConfigRuleJudgesTheDiffItIsGiven) {
+  const std::vector<Rule> rules = {rule_from("", "builtin = \"kernel-config\"\n")};
+  const Json a = Json::parse(R"({"kernel": {"config": {"symbols": {"CONFIG_X": "y"}}}})");
+  const Json b = Json::parse(R"({"kernel": {"config": {"symbols": {"CONFIG_X": "n"}}}})");
+  const auto computed = pair_kernel_config(rules, a, b);
+  ASSERT_TRUE(computed.has_value());
+  ASSERT_EQ(computed->other.size(), 1U);
+  EXPECT_EQ(evaluate_diff(rules, a, b, Json::array(), computed).size(), 1U);
+  EXPECT_TRUE(evaluate_diff(rules, a, b, Json::array(), ConfigDiff{}).empty());
+  EXPECT_FALSE(pair_kernel_config(rules, a, Json::object()).has_value());
 }
 
 TEST(DerivedFacts, RemoteNumaNeedsSeveralNodesAndTheWorkloadsCpus) {
@@ -185,7 +203,9 @@ TEST(EvaluateCheck, BuiltinRulesOnWrongTypesDoNotThrow) {
     "kernel": {"config": {"symbols": 7}}, "cpu": {"cpufreq": {"policies": {}}}})");
   EXPECT_NO_THROW((void)evaluate_check(rules, with_derived_facts(odd)));
   EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd),
-                                      with_derived_facts(Json::object()), Json::array()));
+                                      with_derived_facts(Json::object()), Json::array(),
+                                      pair_kernel_config(rules, odd, Json::object())));
+  EXPECT_NO_THROW((void)pair_kernel_config(rules, odd, odd));
 }
 
 TEST(EvaluateCheck, ManyHitsKeepTheirFirstLinesOnceAndCountTheRest) {

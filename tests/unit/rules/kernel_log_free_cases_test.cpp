@@ -95,7 +95,8 @@ const Json& snapshot_without_log(std::string_view name) {
 }
 
 std::string top_of(const testing::AccuracyCase& pair) {
-  const Json report = diff_report({pair.a, "a"}, {pair.b, "b"}, testing::builtin_rule_set());
+  const Json report =
+      diff_report({pair.a, "a"}, {pair.b, "b"}, testing::builtin_rule_set()).document;
   return report["findings"].empty() ? "(nothing)" : report["findings"][0]["id"].get<std::string>();
 }
 

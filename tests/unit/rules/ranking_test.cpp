@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kdrift {
@@ -28,12 +29,23 @@ Finding make_finding(const Rule& rule, Direction direction, Severity severity) {
   return finding;
 }
 
-Json polled_job(const std::string& verdict) {
-  return Json::array({{{"name", "io_uring+iopoll randread 4k qd16"},
-                       {"engine", "io_uring+iopoll"},
-                       {"rw", "randread"},
-                       {"iodepth", 16},
-                       {"verdict", verdict}}});
+// One job of a comparison: its typed facts and an entry holding its verdict.
+std::vector<JobComparison> compared_job(std::string_view engine, Pattern rw,
+                                        const std::string& verdict, const std::string& name = "") {
+  ProbeJob job;
+  job.workload = "w";
+  job.engine = *EngineMode::parse(engine);
+  job.rw = rw;
+  job.iodepth = 16;
+  JobResult result(job);
+  if (!name.empty()) result.name = name;
+  Json entry = result.header_json();
+  entry["verdict"] = verdict;
+  return {{result.facts(), std::move(entry)}};
+}
+
+std::vector<JobComparison> polled_job(const std::string& verdict) {
+  return compared_job("io_uring+iopoll", Pattern::kRandRead, verdict);
 }
 
 std::vector<std::string> ids(const std::vector<Finding>& findings) {
@@ -68,6 +80,26 @@ TEST(Ranking, WithoutFollowsTheProbeDecides) {
   EXPECT_EQ(ids(findings), (std::vector<std::string>{"block.io-poll", "nvme.poll-queues"}));
 }
 
+// Relevance is judged on the job's typed facts: a job whose name reads "iopoll" or "write" is
+// neither polled nor writing unless its engine mode and pattern say so.
+TEST(Ranking, RelevanceFollowsTheJobsFactsNotItsName) {
+  const Rule polled = make_rule("x.polled", 0.5, Relevance::kPolled);
+  const Rule writes = make_rule("x.writes", 0.5, Relevance::kWrites);
+  const auto score_of = [](const Rule& rule, const std::vector<JobComparison>& jobs) {
+    std::vector<Finding> findings = {make_finding(rule, Direction::kRegressed, Severity::kWarning)};
+    rank_findings(findings, jobs, RankOrder::kScore);
+    return findings.front().score;
+  };
+  const auto misleading =
+      compared_job("libaio", Pattern::kRandRead, "regression", "io_uring+iopoll write 4k qd16");
+  const auto polled_job_regressed = polled_job("regression");
+  const auto writes_regressed = compared_job("libaio", Pattern::kRandWrite, "regression");
+  // A regression where the setting acts doubles the score; one elsewhere leaves it as it is.
+  EXPECT_EQ(score_of(polled, polled_job_regressed), 2 * score_of(polled, misleading));
+  EXPECT_EQ(score_of(writes, writes_regressed), 2 * score_of(writes, misleading));
+  EXPECT_EQ(score_of(polled, writes_regressed), score_of(polled, misleading));
+}
+
 TEST(Ranking, ChainsOfCausesAreOrderedAndCyclesEnd) {
   const Rule first = make_rule("x.first", 0.1, Relevance::kAny);
   const Rule second = make_rule("x.second", 0.5, Relevance::kAny, {"x.first"});
@@ -75,14 +107,14 @@ TEST(Ranking, ChainsOfCausesAreOrderedAndCyclesEnd) {
   std::vector<Finding> chain = {make_finding(first, Direction::kRegressed, Severity::kWarning),
                                 make_finding(second, Direction::kRegressed, Severity::kWarning),
                                 make_finding(third, Direction::kRegressed, Severity::kWarning)};
-  rank_findings(chain, Json::array(), RankOrder::kScore);
+  rank_findings(chain, {}, RankOrder::kScore);
   EXPECT_EQ(ids(chain), (std::vector<std::string>{"x.first", "x.second", "x.third"}));
 
   const Rule ping = make_rule("x.ping", 0.1, Relevance::kAny, {"x.pong"});
   const Rule pong = make_rule("x.pong", 0.2, Relevance::kAny, {"x.ping"});
   std::vector<Finding> cycle = {make_finding(ping, Direction::kRegressed, Severity::kWarning),
                                 make_finding(pong, Direction::kRegressed, Severity::kWarning)};
-  rank_findings(cycle, Json::array(), RankOrder::kScore);  // must return
+  rank_findings(cycle, {}, RankOrder::kScore);  // must return
   std::vector<std::string> both = ids(cycle);
   std::sort(both.begin(), both.end());
   EXPECT_EQ(both, (std::vector<std::string>{"x.ping", "x.pong"}));
@@ -110,7 +142,7 @@ TEST(Ranking, LongChainsAndRingsArePlacedInOneWalk) {
       findings.push_back(make_finding(rule, Direction::kRegressed, Severity::kWarning));
     }
   }
-  rank_findings(findings, Json::array(), RankOrder::kScore);
+  rank_findings(findings, {}, RankOrder::kScore);
   ASSERT_EQ(findings.size(), 2 * kRules);
   std::vector<std::string> chain_order;
   for (const auto& finding : findings) {
@@ -139,7 +171,7 @@ TEST(Ranking, AConsequenceIsListedRightAfterItsCause) {
   std::vector<Finding> findings = {make_finding(effect, Direction::kRegressed, Severity::kWarning),
                                    make_finding(other, Direction::kRegressed, Severity::kWarning),
                                    make_finding(cause, Direction::kRegressed, Severity::kWarning)};
-  rank_findings(findings, Json::array(), RankOrder::kScore);
+  rank_findings(findings, {}, RankOrder::kScore);
   EXPECT_EQ(ids(findings), (std::vector<std::string>{"x.cause", "x.effect", "x.other"}));
 }
 
@@ -149,7 +181,7 @@ TEST(Ranking, CheckKeepsSeverityAboveFollows) {
       make_rule("io_uring.iopoll-unsupported", 0.3, Relevance::kPolled, {"nvme.poll-queues"});
   std::vector<Finding> findings = {make_finding(queues, Direction::kPresent, Severity::kInfo),
                                    make_finding(iopoll, Direction::kPresent, Severity::kWarning)};
-  rank_findings(findings, Json::array(), RankOrder::kSeverityThenScore);
+  rank_findings(findings, {}, RankOrder::kSeverityThenScore);
   EXPECT_EQ(ids(findings),
             (std::vector<std::string>{"io_uring.iopoll-unsupported", "nvme.poll-queues"}));
 }

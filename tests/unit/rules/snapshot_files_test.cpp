@@ -35,14 +35,16 @@ class SnapshotFilesReport : public ::testing::Test {
 TEST_F(SnapshotFilesReport, OneSnapshotIsCheckedAgainstTheRules) {
   const auto report = snapshot_files_report({{strict_}, {}}, rules_);
   ASSERT_TRUE(report) << report.error().describe();
-  EXPECT_EQ(*report, check_report({read(strict_), strict_}, rules_));
+  EXPECT_EQ(report->document, check_report({read(strict_), strict_}, rules_));
+  EXPECT_TRUE(report->probe_jobs.empty());
 }
 
 TEST_F(SnapshotFilesReport, WithABaselineItIsTheDiffSinceIt) {
   for (const bool baseline_first : {false, true}) {
     const auto report = snapshot_files_report({{strict_}, {lazy_}, baseline_first}, rules_);
     ASSERT_TRUE(report) << report.error().describe();
-    EXPECT_EQ(*report, diff_report({read(lazy_), lazy_}, {read(strict_), strict_}, rules_));
+    EXPECT_EQ(report->document,
+              diff_report({read(lazy_), lazy_}, {read(strict_), strict_}, rules_).document);
   }
 }
 
@@ -52,8 +54,8 @@ TEST_F(SnapshotFilesReport, RedactionIsOneSetOfPseudonymsForBoth) {
   redact_snapshots({&baseline, &snapshot});
   const auto report = snapshot_files_report({{strict_}, {lazy_}, false, true}, rules_);
   ASSERT_TRUE(report) << report.error().describe();
-  EXPECT_EQ(*report, diff_report({baseline, lazy_}, {snapshot, strict_}, rules_));
-  EXPECT_NE(*report, *snapshot_files_report({{strict_}, {lazy_}}, rules_));
+  EXPECT_EQ(report->document, diff_report({baseline, lazy_}, {snapshot, strict_}, rules_).document);
+  EXPECT_NE(report->document, snapshot_files_report({{strict_}, {lazy_}}, rules_)->document);
 }
 
 TEST_F(SnapshotFilesReport, TheFirstFileReadThatFailsIsNamed) {
@@ -124,17 +126,17 @@ TEST_F(SnapshotFilesReport, SeveralASideKeepOnlyWhatEveryPairShows) {
     }
     return ids;
   };
-  EXPECT_EQ(setting_ids(*sets), setting_ids(*pair));
-  EXPECT_TRUE((*sets)["varies_within"]["findings"].empty());
-  EXPECT_TRUE((*sets)["varies_within"]["a"].empty()) << "probe figures are not settings";
-  EXPECT_EQ((*sets)["a"]["snapshots"].size(), 2U);
-  EXPECT_EQ((*sets)["probe"]["unit"], "snapshot");
+  EXPECT_EQ(setting_ids(sets->document), setting_ids(pair->document));
+  EXPECT_TRUE(sets->document["varies_within"]["findings"].empty());
+  EXPECT_TRUE(sets->document["varies_within"]["a"].empty()) << "probe figures are not settings";
+  EXPECT_EQ(sets->document["a"]["snapshots"].size(), 2U);
+  EXPECT_EQ(sets->document["probe"]["unit"], "snapshot");
   // A's snapshots disagree on the IOMMU mode (lazy, passthrough): what only some pairs show is
   // listed as such, and no value A disagrees on is a change.
   const std::string passthrough = fixture("intel-pt");
   const auto mixed = snapshot_files_report({{strict_, strict_again}, {lazy_, passthrough}}, rules_);
   ASSERT_TRUE(mixed) << mixed.error().describe();
-  const Json& within = (*mixed)["varies_within"];
+  const Json& within = mixed->document["varies_within"];
   EXPECT_FALSE(within["findings"].empty()) << within.dump(1);
   EXPECT_FALSE(within["a"].empty());
   EXPECT_TRUE(within["b"].empty());
@@ -145,7 +147,7 @@ TEST_F(SnapshotFilesReport, SeveralASideKeepOnlyWhatEveryPairShows) {
     for (const auto& change : list)
       varying.insert(change["path"].get<std::string>());
   }
-  for (const auto& [section, list] : (*mixed)["changes"].items()) {
+  for (const auto& [section, list] : mixed->document["changes"].items()) {
     for (const auto& change : list)
       EXPECT_EQ(varying.count(change["path"].get<std::string>()), 0U) << change["path"];
   }
