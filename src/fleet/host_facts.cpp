@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "snapshot/json_access.h"
+#include "snapshot/sections.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -270,10 +271,10 @@ HostFacts host_facts(const Json& snapshot) {
 
 const JsonMemberFilter& fleet_member_filter() {
   static const JsonMemberFilter filter = [](std::span<const std::string> path) {
-    static const std::set<std::string, std::less<>> sections = {
-        "schema", "capture", "kernel", "iommu",  "nvme",  "block",
-        "pci",    "cpu",     "numa",   "sysctl", "probe", "environment"};
-    if (path.size() == 1) return sections.contains(path[0]);
+    if (path.size() == 1) {
+      const SnapshotSection* section = find_section(path[0]);
+      return path[0] == "schema" || (section != nullptr && section->fleet_reads);
+    }
     const std::string_view section = path[0];
     if (section == "environment") return path[1] == "hostname";
     if (section == "pci" && path.size() == 3) return true;
