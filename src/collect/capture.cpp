@@ -15,6 +15,7 @@
 #include "collect/pci.h"
 #include "collect/sysctl.h"
 #include "snapshot/pci_link.h"
+#include "snapshot/sections.h"
 
 namespace kdrift {
 namespace {
@@ -24,19 +25,31 @@ struct Collector {
   Json (*collect)(const SysRoot&);
 };
 
+// In the registry's order (snapshot/sections.h); collectors read only the root, so the order
+// changes nothing they record.
 constexpr Collector kCollectors[] = {
-    {"kernel", collect_kernel},
-    {"iommu", collect_iommu},
-    {"nvme", collect_nvme},
-    {"block", collect_block},
-    {"pci", collect_pci},
-    {"cpu", collect_cpu},
-    {"numa", collect_numa},
-    {"sysctl", collect_sysctl},
-    {"memory", collect_memory},
+    {"kernel", collect_kernel}, {"iommu", collect_iommu},
+    {"nvme", collect_nvme},     {"block", collect_block},
+    {"pci", collect_pci},       {"cpu", collect_cpu},
+    {"numa", collect_numa},     {"sysctl", collect_sysctl},
+    {"memory", collect_memory}, {"environment", collect_environment},
     {"irq", collect_irq},
-    {"environment", collect_environment},
 };
+
+// Every section the registry says a collector fills has one, in its order, and no collector
+// fills a section the registry does not know as collected.
+constexpr bool collectors_match_registry() {
+  std::size_t next = 0;
+  for (const SnapshotSection& section : kSnapshotSections) {
+    if (section.source != SectionSource::kCollector) continue;
+    if (next == std::size(kCollectors) || kCollectors[next].section != section.name) return false;
+    ++next;
+  }
+  return next == std::size(kCollectors);
+}
+static_assert(
+    collectors_match_registry(),
+    "collect/capture.cpp's collectors and snapshot/sections.h's collected sections differ");
 
 }  // namespace
 

@@ -40,19 +40,20 @@ struct FleetRead {
   std::size_t unreadable_count = 0;
 };
 
-Result<FleetRead> read_fleet(const FleetRequest& request) {
+Result<FleetRead> read_fleet(const FleetRequest& request, const FactSelection& selection) {
   auto inputs = fleet_inputs(request.arguments, kMaxFleetHosts);
   if (!inputs) return inputs.error();
   FleetRead read;
+  const JsonMemberFilter filter = fleet_member_filter(selection);
   for (auto& input : *inputs) {
-    auto snapshot = read_fleet_input(input, &fleet_member_filter());
+    auto snapshot = read_fleet_input(input, &filter);
     if (!snapshot) {
       if (read.unreadable_count++ < kMaxUnreadableListed) {
         read.unreadable.push_back({{"file", input.file}, {"error", snapshot.error().describe()}});
       }
       continue;
     }
-    read.index.add(input.host, input.file, host_facts(*snapshot));
+    read.index.add(input.host, input.file, host_facts(*snapshot, selection));
     read.inputs.push_back(std::move(input));
   }
   if (read.inputs.empty()) {
@@ -351,7 +352,8 @@ Json status_json(const std::vector<Candidate>& candidates) {
 }  // namespace
 
 Result<Json> fleet_report(const FleetRequest& request, const std::vector<Rule>& rules) {
-  auto read = read_fleet(request);
+  const FactSelection facts(rules);
+  auto read = read_fleet(request, facts);
   if (!read) return read.error();
   std::optional<GroupSelection> selection;
   if (!request.groups.empty()) {

@@ -37,7 +37,7 @@ Json slim_probe(const Json& snapshot) {
 }
 
 Side read_side(const std::vector<std::size_t>& members, std::vector<FleetInput>& inputs,
-               const std::vector<Rule>& rules) {
+               const std::vector<Rule>& rules, const FactSelection& selection) {
   Side side;
   for (const std::size_t index : members) {
     auto snapshot = read_fleet_input(inputs[index], nullptr);
@@ -56,7 +56,7 @@ Side read_side(const std::vector<std::size_t>& members, std::vector<FleetInput>&
       side.finding_info[id] = {{"severity", text_member(finding, "severity")},
                                {"title", text_member(finding, "title")}};
     }
-    for (const auto& [fact, value] : host_facts(*snapshot).facts)
+    for (const auto& [fact, value] : host_facts(*snapshot, selection).facts)
       ++side.facts[{fact, value}];
     side.probes.push_back(slim_probe(*snapshot));
   }
@@ -173,8 +173,9 @@ Result<GroupSelection> select_groups(const std::vector<FleetGroupPattern>& group
 
 Json compare_groups(const GroupSelection& selection, std::vector<FleetInput>& inputs,
                     const std::vector<Rule>& rules) {
-  const Side candidate = read_side(selection.candidate_hosts, inputs, rules);
-  const Side reference = read_side(selection.reference_hosts, inputs, rules);
+  const FactSelection facts(rules);
+  const Side candidate = read_side(selection.candidate_hosts, inputs, rules, facts);
+  const Side reference = read_side(selection.reference_hosts, inputs, rules, facts);
   std::vector<const Json*> probes_candidate;
   std::vector<const Json*> probes_reference;
   for (const Json& probe : candidate.probes)

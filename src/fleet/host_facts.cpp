@@ -1,43 +1,16 @@
 #include "fleet/host_facts.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <set>
 #include <string_view>
 
 #include "snapshot/json_access.h"
+#include "snapshot/sections.h"
 #include "util/text.h"
 
 namespace kdrift {
 namespace {
-
-// Kconfig symbols whose value moves the block layer, NVMe, the IOMMU, io_uring or the
-// scheduler's latency; the rest of a config (drivers, filesystems) would make every rebuild an
-// outlier.
-constexpr std::array<std::string_view, 12> kConfigPrefixes = {
-    "CONFIG_IOMMU_", "CONFIG_INTEL_IOMMU", "CONFIG_AMD_IOMMU",  "CONFIG_NVME",
-    "CONFIG_BLK_",   "CONFIG_IO_URING",    "CONFIG_MQ_IOSCHED", "CONFIG_IOSCHED_",
-    "CONFIG_HZ",     "CONFIG_PREEMPT",     "CONFIG_NUMA",       "CONFIG_CPU_FREQ_DEFAULT_GOV"};
-
-// Command-line parameters that move async I/O; the rest (root=, console=, initrd=) differ
-// between hosts without meaning anything for it.
-constexpr std::array<std::string_view, 16> kCmdlinePrefixes = {
-    "mitigations", "iommu",      "intel_iommu", "amd_iommu",           "nvme.",     "nvme_core.",
-    "scsi_mod.",   "elevator",   "isolcpus",    "nohz_full",           "rcu_nocbs", "irqaffinity",
-    "intel_idle.", "processor.", "idle",        "transparent_hugepage"};
-
-constexpr std::array<std::string_view, 8> kQueueSettings = {
-    "nr_requests", "nomerges", "read_ahead_kb",  "wbt_lat_usec",
-    "rq_affinity", "io_poll",  "max_sectors_kb", "write_cache"};
-
-constexpr std::array<std::string_view, 4> kSysctls = {"kernel.io_uring_disabled", "fs.aio-max-nr",
-                                                      "kernel.numa_balancing", "vm.dirty_ratio"};
-
-bool has_prefix(std::string_view name, std::span<const std::string_view> prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(),
-                     [&](std::string_view prefix) { return name.starts_with(prefix); });
-}
 
 std::string bounded(std::string text) {
   if (text.size() <= kMaxFactValueBytes) return text;
@@ -60,13 +33,18 @@ std::string words(const Json& value) {
   return bounded(value.dump(-1, ' ', false, Json::error_handler_t::replace));
 }
 
-// Collects facts; a name seen twice keeps every distinct value, joined, so a host with two
-// controllers of one model in different states reads as "0, 2", not as one of them.
+// Collects the selected facts; a name seen twice keeps every distinct value, joined, so a host
+// with two controllers of one model in different states reads as "0, 2", not as one of them.
 class FactSet {
  public:
-  void add(std::string name, std::string value) {
-    if (values_.size() >= kMaxFactsPerHost && !values_.contains(name)) return;
-    values_[std::move(name)].insert(bounded(std::move(value)));
+  explicit FactSet(const FactSelection& selection) : selection_(selection) {}
+
+  void add(const std::string& name, std::string value) {
+    if (selection_.takes(name)) insert(name, std::move(value));
+  }
+  // NAME[KEY], selected by NAME.
+  void add_keyed(const std::string& name, const std::string& key, std::string value) {
+    if (selection_.takes(name)) insert(name + "[" + key + "]", std::move(value));
   }
   std::vector<std::pair<std::string, std::string>> take() {
     std::vector<std::pair<std::string, std::string>> facts;
@@ -78,8 +56,21 @@ class FactSet {
   }
 
  private:
+  void insert(std::string fact, std::string value) {
+    if (values_.size() >= kMaxFactsPerHost && !values_.contains(fact)) return;
+    values_[std::move(fact)].insert(bounded(std::move(value)));
+  }
+
+  const FactSelection& selection_;
   std::map<std::string, std::set<std::string>> values_;
 };
+
+// Every member of an object as the fact PREFIX + its key, in words.
+void add_members(const Json* object, const std::string& prefix, FactSet& facts) {
+  if (object == nullptr) return;
+  for (const auto& [name, value] : object->items())
+    facts.add(prefix + name, words(value));
+}
 
 // nvme0n1 → nvme, vda → virtio, sda → scsi: the class a device's IOMMU mode is judged within.
 std::string device_class(std::string_view device) {
@@ -114,63 +105,43 @@ void kernel_facts(const Json& snapshot, FactSet& facts) {
   if (auto release = string_at(snapshot, {"kernel", "release"})) {
     facts.add("kernel.release", *release);
   }
-  if (const Json* symbols = object_at(snapshot, {"kernel", "config", "symbols"})) {
-    for (const auto& [name, value] : symbols->items()) {
-      if (has_prefix(name, kConfigPrefixes)) facts.add("kernel.config." + name, words(value));
-    }
-  }
-  if (const Json* effective = object_at(snapshot, {"kernel", "cmdline", "effective"})) {
-    for (const auto& [name, value] : effective->items()) {
-      if (has_prefix(name, kCmdlinePrefixes)) facts.add("kernel.cmdline." + name, words(value));
-    }
-  }
-  for (const std::string_view name : kSysctls) {
-    if (const Json* value = at(snapshot, {"sysctl", name})) {
-      facts.add("sysctl." + std::string(name), words(*value));
-    }
-  }
+  add_members(object_at(snapshot, {"kernel", "config", "symbols"}), "kernel.config.", facts);
+  add_members(object_at(snapshot, {"kernel", "cmdline", "effective"}), "kernel.cmdline.", facts);
+  add_members(object_at(snapshot, {"sysctl"}), "sysctl.", facts);
 }
 
 void storage_facts(const Json& snapshot, FactSet& facts) {
   for (const Json& device : array_at(snapshot, {"iommu", "devices"})) {
     const std::string name = text_member(device, "device");
     if (!name.empty())
-      facts.add("iommu.mode[" + device_class(name) + "]", text_member(device, "mode", "?"));
+      facts.add_keyed("iommu.mode", device_class(name), text_member(device, "mode", "?"));
   }
   if (const Json* controllers = object_at(snapshot, {"nvme", "controllers"})) {
     for (const auto& [name, controller] : controllers->items()) {
       const std::string model = std::string(trim(text_member(controller, "model", name)));
       if (const Json* queues = object_member(controller, "queues")) {
         for (const auto& [type, count] : queues->items()) {
-          facts.add("nvme.queues." + type + "[" + model + "]", words(count));
+          facts.add_keyed("nvme.queues." + type, model, words(count));
         }
       }
       if (auto node = integer_member(controller, "numa_node")) {
-        facts.add("numa.node[" + model + "]", std::to_string(*node));
+        facts.add_keyed("numa.node", model, std::to_string(*node));
       }
     }
   }
-  if (const Json* nvme = object_at(snapshot, {"nvme", "parameters", "nvme"})) {
-    for (const std::string_view name : {"poll_queues", "write_queues", "io_queue_depth"}) {
-      if (const Json* value = member(*nvme, name))
-        facts.add("nvme.param." + std::string(name), words(*value));
-    }
-  }
+  add_members(object_at(snapshot, {"nvme", "parameters", "nvme"}), "nvme.param.", facts);
   const auto models = namespace_models(snapshot);
   if (const Json* devices = object_at(snapshot, {"block", "devices"})) {
     for (const auto& [name, device] : devices->items()) {
       const auto model = models.find(name);
       const std::string key = model != models.end() ? model->second : device_class(name);
       if (auto active = string_at(device, {"scheduler", "active"})) {
-        facts.add("block.scheduler[" + key + "]", *active);
+        facts.add_keyed("block.scheduler", key, *active);
       }
       const Json* queue = object_member(device, "queue");
       if (queue == nullptr) continue;
-      for (const std::string_view setting : kQueueSettings) {
-        if (const Json* value = member(*queue, setting)) {
-          facts.add("block.queue." + std::string(setting) + "[" + key + "]", words(*value));
-        }
-      }
+      for (const auto& [setting, value] : queue->items())
+        facts.add_keyed("block.queue." + setting, key, words(value));
     }
   }
 }
@@ -185,11 +156,11 @@ void pci_facts(const Json& snapshot, FactSet& facts) {
       const std::string speed = text_member(*link, "current_link_speed");
       const auto width = integer_member(*link, "current_link_width");
       if (!speed.empty()) {
-        facts.add("pci.link[" + model + "]", speed + (width ? " x" + std::to_string(*width) : ""));
+        facts.add_keyed("pci.link", model, speed + (width ? " x" + std::to_string(*width) : ""));
       }
     }
     if (const Json* request = member(device, "max_read_request_bytes")) {
-      facts.add("pci.max_read_request_bytes[" + model + "]", words(*request));
+      facts.add_keyed("pci.max_read_request_bytes", model, words(*request));
     }
   }
 }
@@ -253,12 +224,30 @@ std::string hardware_of(const Json& snapshot) {
 
 }  // namespace
 
-HostFacts host_facts(const Json& snapshot) {
+FactSelection::FactSelection(const std::vector<Rule>& rules) {
+  for (const Rule& rule : rules) {
+    for (const std::string& entry : rule.fingerprint) {
+      if (entry.ends_with('*')) {
+        prefixes_.push_back(entry.substr(0, entry.size() - 1));
+      } else {
+        names_.insert(entry);
+      }
+    }
+  }
+}
+
+bool FactSelection::takes(std::string_view name) const {
+  return names_.contains(name) ||
+         std::any_of(prefixes_.begin(), prefixes_.end(),
+                     [&](const std::string& prefix) { return name.starts_with(prefix); });
+}
+
+HostFacts host_facts(const Json& snapshot, const FactSelection& selection) {
   HostFacts host;
   host.hostname = bounded(string_at(snapshot, {"environment", "hostname"}).value_or(""));
   host.kernel = bounded(string_at(snapshot, {"kernel", "release"}).value_or("?"));
   host.hardware = hardware_of(snapshot);
-  FactSet facts;
+  FactSet facts(selection);
   kernel_facts(snapshot, facts);
   storage_facts(snapshot, facts);
   pci_facts(snapshot, facts);
@@ -268,18 +257,18 @@ HostFacts host_facts(const Json& snapshot) {
   return host;
 }
 
-const JsonMemberFilter& fleet_member_filter() {
-  static const JsonMemberFilter filter = [](std::span<const std::string> path) {
-    static const std::set<std::string, std::less<>> sections = {
-        "schema", "capture", "kernel", "iommu",  "nvme",  "block",
-        "pci",    "cpu",     "numa",   "sysctl", "probe", "environment"};
-    if (path.size() == 1) return sections.contains(path[0]);
+JsonMemberFilter fleet_member_filter(const FactSelection& selection) {
+  return [&selection](std::span<const std::string> path) {
+    if (path.size() == 1) {
+      const SnapshotSection* section = find_section(path[0]);
+      return path[0] == "schema" || (section != nullptr && section->fleet_reads);
+    }
     const std::string_view section = path[0];
     if (section == "environment") return path[1] == "hostname";
     if (section == "pci" && path.size() == 3) return true;
     if (section == "pci" && path.size() == 4) return path[3] != "aer";
     if (section == "kernel" && path.size() == 4 && path[1] == "config" && path[2] == "symbols") {
-      return has_prefix(path[3], kConfigPrefixes);
+      return selection.takes("kernel.config." + path[3]);
     }
     // Of a job, what host_facts reads: its traces, per-second samples and rounds are most of a
     // snapshot.
@@ -291,11 +280,10 @@ const JsonMemberFilter& fleet_member_filter() {
     }
     return true;
   };
-  return filter;
 }
 
-Result<Json> read_fleet_snapshot(const std::string& path) {
-  return read_snapshot_file(path, fleet_member_filter());
+Result<Json> read_fleet_snapshot(const std::string& path, const FactSelection& selection) {
+  return read_snapshot_file(path, fleet_member_filter(selection));
 }
 
 }  // namespace kdrift

@@ -3,19 +3,23 @@
 // name and a value in words, and its peer key (hardware and kernel). Two hosts with the same
 // facts boot alike for I/O; a host whose fact differs from its peers' is a candidate outlier.
 //
-// Fact names (docs/fleet.md): kernel.release, kernel.config.SYMBOL (the I/O Kconfig symbols),
-// kernel.cmdline.PARAM (parameters that move I/O), iommu.mode[CLASS] (per storage device class:
-// nvme, virtio, scsi, ...), nvme.queues.TYPE[MODEL], nvme.param.NAME, block.scheduler[MODEL],
-// block.queue.SETTING[MODEL], cpu.governor, cpu.idle.driver, cpu.smt.active,
-// cpu.vulnerabilities.NAME, numa.nodes, numa.node[MODEL], sysctl.NAME,
+// Fact names (docs/fleet.md): kernel.release, kernel.config.SYMBOL, kernel.cmdline.PARAM,
+// iommu.mode[CLASS] (per storage device class: nvme, virtio, scsi, ...), nvme.queues.TYPE[MODEL],
+// nvme.param.NAME, block.scheduler[MODEL], block.queue.SETTING[MODEL], pci.link[MODEL],
+// pci.max_read_request_bytes[MODEL], cpu.governor, cpu.freq_driver, cpu.idle.driver,
+// cpu.smt.active, cpu.vulnerabilities.NAME, numa.nodes, numa.node[MODEL], sysctl.NAME,
 // probe.capability.NAME. A device's MODEL is its controller's model, else its device class.
+// Which of them a host is folded by is the rules' to say (FactSelection), not this file's.
 
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "rules/rule.h"
 #include "snapshot/snapshot.h"
 #include "util/bounded_json.h"
 #include "util/result.h"
@@ -37,15 +41,31 @@ struct HostFacts {
   std::map<std::string, double> probe_iops;
 };
 
-// The facts of a snapshot document (any subset of a full one: what is absent is not a fact).
-HostFacts host_facts(const Json& snapshot);
+// The facts the loaded rules name in their `fingerprint` (checks/README.md): a name (a keyed
+// fact, NAME[MODEL], by its NAME) or a prefix ending in "*". A rule that knows what moves its
+// finding adds those facts to what hosts are folded by, a --checks rule too.
+class FactSelection {
+ public:
+  explicit FactSelection(const std::vector<Rule>& rules);
+
+  // name: a fact's name without its [MODEL] or [CLASS].
+  bool takes(std::string_view name) const;
+
+ private:
+  std::set<std::string, std::less<>> names_;
+  std::vector<std::string> prefixes_;
+};
+
+// The selected facts of a snapshot document (any subset of a full one: what is absent is not a
+// fact).
+HostFacts host_facts(const Json& snapshot, const FactSelection& selection);
 
 // Which members of a snapshot host_facts and the group comparison read: a fleet read builds
 // only these (the kernel's full config, the probe's traces and the IRQ table are most of a
-// snapshot).
-const JsonMemberFilter& fleet_member_filter();
+// snapshot). The filter refers to selection, which must outlive it.
+JsonMemberFilter fleet_member_filter(const FactSelection& selection);
 
 // read_snapshot_file through fleet_member_filter.
-Result<Json> read_fleet_snapshot(const std::string& path);
+Result<Json> read_fleet_snapshot(const std::string& path, const FactSelection& selection);
 
 }  // namespace kdrift

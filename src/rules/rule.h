@@ -92,7 +92,10 @@ struct Rule {
   std::vector<std::string> follows;
   std::vector<Match> matches;
   std::vector<PathPattern> context;  // related values shown as evidence
-  std::vector<Match> proof;          // trace facts that tie the setting to the I/O path
+  // Facts of kdrift fleet (docs/fleet.md's names) that move what this rule judges, whether or
+  // not it flags them: the fleet folds hosts by them. A name, or a prefix ending in "*".
+  std::vector<std::string> fingerprint;
+  std::vector<Match> proof;  // trace facts that tie the setting to the I/O path
   Builtin builtin = Builtin::kNone;
   std::vector<ConfigGroup> config_groups;  // kernel.config
   std::string source;                      // file the rule came from

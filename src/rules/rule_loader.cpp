@@ -64,7 +64,7 @@ class RuleParser {
     if (auto status = reader_.check_keys(
             document,
             {"id", "severity", "title", "explanation", "remedy", "magnitude", "relevance",
-             "follows", "context", "builtin", "match", "proof", "group"},
+             "follows", "context", "fingerprint", "builtin", "match", "proof", "group"},
             "");
         !status) {
       return status.error();
@@ -73,7 +73,7 @@ class RuleParser {
     rule.source = reader_.source();
     for (const auto& step :
          {&RuleParser::parse_texts, &RuleParser::parse_weights, &RuleParser::parse_context,
-          &RuleParser::parse_builtin, &RuleParser::parse_matches}) {
+          &RuleParser::parse_fingerprint, &RuleParser::parse_builtin, &RuleParser::parse_matches}) {
       if (auto status = (this->*step)(document, rule); !status) return status.error();
     }
     if (rule.builtin == Builtin::kNone && rule.matches.empty()) {
@@ -151,6 +151,27 @@ class RuleParser {
       auto pattern = PathPattern::parse(text_pattern);
       if (!pattern) return reader_.error_at(*node, "context: " + pattern.error().context);
       rule.context.push_back(std::move(*pattern));
+    }
+    return ok_status();
+  }
+
+  Status parse_fingerprint(const toml::table& document, Rule& rule) const {
+    const auto* node = document.get("fingerprint");
+    if (node == nullptr) return ok_status();
+    auto facts = reader_.list<std::string>(
+        *node, "fingerprint", [](const toml::node& item) { return item.value<std::string>(); });
+    if (!facts) return facts.error();
+    if (facts->size() > kMaxFingerprintFacts) {
+      return reader_.error_at(
+          *node, "fingerprint: more than " + std::to_string(kMaxFingerprintFacts) + " facts");
+    }
+    for (auto& fact : *facts) {
+      const auto star = fact.find('*');
+      if (fact.empty() || fact == "*" || (star != std::string::npos && star + 1 != fact.size())) {
+        return reader_.error_at(
+            *node, "fingerprint: \"" + fact + "\" is not a fact name or a prefix ending in *");
+      }
+      rule.fingerprint.push_back(std::move(fact));
     }
     return ok_status();
   }

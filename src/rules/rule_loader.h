@@ -17,6 +17,8 @@ namespace kdrift {
 // bounds keep a hostile directory from making loading or ranking cost what it likes.
 inline constexpr std::size_t kMaxFollows = 16;
 inline constexpr std::size_t kMaxRuleFiles = 1024;
+// The fleet facts one rule names (rule.h's fingerprint): a rule names a few settings.
+inline constexpr std::size_t kMaxFingerprintFacts = 64;
 
 Result<Rule> parse_rule(std::string_view text, const std::string& source);
 

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "snapshot/sections.h"
 #include "util/bounded_json.h"
 #include "util/gzip.h"
 #include "util/input_file.h"
@@ -18,9 +19,7 @@ namespace {
 // take: 32 MiB of text (after gunzip, kMaxSnapshotTextBytes), a million values, 64 levels.
 constexpr JsonLimits kSnapshotLimits{.max_depth = 64, .max_values = 1'000'000};
 
-constexpr const char* kSectionNames[] = {"capture",     "kernel", "iommu", "nvme",   "block",
-                                         "pci",         "cpu",    "numa",  "sysctl", "memory",
-                                         "environment", "irq",    "probe"};
+static_assert(find_section(kCaptureMetaSection)->source == SectionSource::kCaptureMeta);
 
 }  // namespace
 
@@ -56,10 +55,10 @@ Result<Json> validated_envelope(Result<Json> parsed, const std::string& source_n
                          "\" is not supported (this kdrift reads " + std::string(kSnapshotSchema) +
                          ")");
   }
-  for (const char* section : kSectionNames) {
-    const auto found = document.find(section);
+  for (const SnapshotSection& section : kSnapshotSections) {
+    const auto found = document.find(section.name);
     if (found != document.end() && !found->is_object()) {
-      return content_error(source_name + ": section \"" + section + "\" is a " +
+      return content_error(source_name + ": section \"" + std::string(section.name) + "\" is a " +
                            found->type_name() + ", not an object");
     }
   }

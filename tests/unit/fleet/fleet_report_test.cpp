@@ -69,6 +69,42 @@ TEST(FleetReport, AUniformFleetHasNoOutlierAndExitsZero) {
   EXPECT_EQ(fleet_exit_status(*fleet), 0);
 }
 
+// What the fleet folds by is the rules' to say: a rule added with --checks that names a fact in
+// its fingerprint makes a host that differs in it an outlier.
+TEST(FleetReport, ARuleAddedWithChecksChangesWhatTheFleetFoldsBy) {
+  testing::TempDir dir;
+  for (const char* host : {"a", "b", "c", "d"})
+    write_host(dir, host, "snapshot:intel-pt");
+  Json odd = testing::fixture_snapshot("snapshot:intel-pt");
+  odd["sysctl"]["vm.swappiness"] = 1;
+  odd["environment"]["hostname"] = "d";
+  dir.write("d.json", to_text(odd));
+  auto builtin = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  ASSERT_TRUE(builtin.ok()) << builtin.error().describe();
+  EXPECT_TRUE((*builtin)["outliers"].empty());
+  EXPECT_EQ((*builtin)["groups_count"], 1);
+
+  testing::TempDir checks;
+  checks.write("memory.swappiness.toml", R"(id = "memory.swappiness"
+severity = "info"
+title = "Swappiness changed"
+explanation = "e"
+remedy = "r"
+fingerprint = ["sysctl.vm.swappiness"]
+[[match]]
+value = 'sysctl."vm.swappiness"'
+changed = true
+)");
+  auto with_rule = load_rules(checks.path());
+  ASSERT_TRUE(with_rule.ok()) << with_rule.error().describe();
+  auto fleet = fleet_report({{dir.path()}, {}, "", 100}, *with_rule);
+  ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
+  EXPECT_EQ((*fleet)["groups_count"], 2);
+  ASSERT_EQ(outlier_hosts(*fleet), std::vector<std::string>{"d"});
+  EXPECT_EQ((*fleet)["outliers"][0]["deviations"][0]["fact"], "sysctl.vm.swappiness");
+  EXPECT_EQ((*fleet)["outliers"][0]["findings"][0]["id"], "memory.swappiness");
+}
+
 TEST(FleetReport, UnreadableSnapshotsAreListedAndOnlyAllUnreadableIsAnError) {
   testing::TempDir dir;
   for (const char* host : {"a", "b", "c"})

@@ -2,11 +2,22 @@
 
 #include <gtest/gtest.h>
 
+#include "rules/rule_loader.h"
 #include "support/fixtures.h"
 #include "support/snapshots.h"
 
 namespace kdrift {
 namespace {
+
+const FactSelection& builtin_selection() {
+  static const std::vector<Rule> rules = *builtin_rules();
+  static const FactSelection selection(rules);
+  return selection;
+}
+
+HostFacts host_facts(const Json& snapshot) {
+  return host_facts(snapshot, builtin_selection());
+}
 
 std::map<std::string, std::string> as_map(const HostFacts& host) {
   return {host.facts.begin(), host.facts.end()};
@@ -29,12 +40,29 @@ TEST(HostFacts, ASnapshotsIoFactsAreNamedAsTheDocumentSays) {
   EXPECT_FALSE(host.probe_iops.empty());
 }
 
+// The rules, not this module, say what hosts are folded by: a rule's fingerprint names facts
+// exactly, by their name before [MODEL], or by a prefix.
+TEST(HostFacts, TheFactsAreThoseTheRulesFingerprintNames) {
+  const Json snapshot = testing::fixture_snapshot("snapshot:poll-queues-2");
+  EXPECT_FALSE(as_map(host_facts(snapshot)).contains("sysctl.vm.swappiness"));
+  Rule rule;
+  rule.fingerprint = {"sysctl.vm.swappiness", "block.queue.rotational", "kernel.cmdline.console*"};
+  const auto facts = as_map(host_facts(snapshot, FactSelection({rule})));
+  std::set<std::string> names;
+  for (const auto& [name, value] : facts)
+    names.insert(name.substr(0, name.find('[')));
+  EXPECT_EQ(names, (std::set<std::string>{"sysctl.vm.swappiness", "block.queue.rotational",
+                                          "kernel.cmdline.console"}));
+  EXPECT_EQ(facts.at("block.queue.rotational[QEMU NVMe Ctrl]"), "0");
+  EXPECT_TRUE(host_facts(snapshot, FactSelection(std::vector<Rule>{})).facts.empty());
+}
+
 TEST(HostFacts, TheFilteredReadGivesTheSameFactsAsTheWholeDocument) {
   for (const char* name : {"poll-queues-2", "intel-strict", "generic-6.12-no-poll"}) {
     const std::string path =
         testing::source_dir() + "/tests/fixtures/snapshots/" + name + ".json.gz";
     auto whole = read_snapshot_file(path);
-    auto filtered = read_fleet_snapshot(path);
+    auto filtered = read_fleet_snapshot(path, builtin_selection());
     ASSERT_TRUE(whole.ok() && filtered.ok()) << name;
     const HostFacts a = host_facts(*whole);
     const HostFacts b = host_facts(*filtered);

@@ -164,6 +164,12 @@ TEST(RuleLoader, MalformedRulesNameFileAndLine) {
       {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
        "follows = [1]\n[[match]]\nvalue = \"a\"\nequals = 1\n",
        "follows: invalid value 1"},
+      {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
+       "fingerprint = [\"sysctl.*.x\"]\n[[match]]\nvalue = \"a\"\nequals = 1\n",
+       "bad.toml:6: fingerprint: \"sysctl.*.x\" is not a fact name or a prefix ending in *"},
+      {"id = \"x.y\"\nseverity = \"info\"\ntitle = \"t\"\nexplanation = \"e\"\nremedy = \"r\"\n"
+       "fingerprint = [\"*\"]\n[[match]]\nvalue = \"a\"\nequals = 1\n",
+       "bad.toml:6: fingerprint: \"*\""},
   };
   for (const auto& bad : cases) {
     SCOPED_TRACE(bad.text);

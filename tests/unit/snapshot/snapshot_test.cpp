@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "snapshot/sections.h"
 #include "support/fixtures.h"
 #include "util/gzip.h"
 
@@ -19,6 +20,20 @@ std::string empty_arrays(size_t count) {
   for (size_t i = 0; i < count; ++i)
     text += "[],";
   return text + "[]]}";
+}
+
+// Every registered section must be an object, and only those: a document's own keys elsewhere
+// are not the reader's business.
+TEST(Snapshot, EveryRegisteredSectionThatIsNotAnObjectIsNamed) {
+  for (const SnapshotSection& section : kSnapshotSections) {
+    Json document = {{"schema", kSnapshotSchema}, {std::string(section.name), Json::array()}};
+    const auto parsed = parse_snapshot(document.dump(), "s.json");
+    ASSERT_FALSE(parsed) << section.name;
+    EXPECT_NE(parsed.error().describe().find("section \"" + std::string(section.name) + "\""),
+              std::string::npos)
+        << parsed.error().describe();
+  }
+  EXPECT_TRUE(parse_snapshot(R"({"schema": "kdrift.snapshot/1", "extra": []})", "s.json"));
 }
 
 TEST(Snapshot, AMillionValuesAreReadMoreAreRefusedWhileParsing) {
