@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_facts/kernel_facts.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
 
@@ -16,6 +17,7 @@ inline constexpr std::string_view kReportSchema = "kdrift.report/1";
 struct LabeledSnapshot {
   const Json& snapshot;
   std::string label;  // as the user named the file
+  Judgements judgements = Judgements::kUntrusted;
 };
 
 Json diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
