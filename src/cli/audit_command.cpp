@@ -51,8 +51,8 @@ void register_audit(CLI::App& app, int& exit_status) {
     if (probe) text += "\n" + render_probe_text(snapshot["probe"], colour);
     auto rules = builtin_rules();
     if (!rules) throw FatalError(rules.error().describe());
-    const Json report =
-        check_report({snapshot, args->root == "/" ? "this host" : args->root}, *rules);
+    const Json report = check_report(
+        {snapshot, args->root == "/" ? "this host" : args->root, Judgements::kMade}, *rules);
     text += "\n" + render_report_text(report, colour);
     write_output("", text);
     exit_status = report_exit_status(report);

@@ -98,7 +98,7 @@ Json judge_by_finding(const Session& session, std::size_t candidate, const std::
   if (auto saved = folder.replace_file(snapshot_name, to_text(snapshot)); !saved) {
     throw FatalError("bisect step: " + saved.error().describe());
   }
-  const FindingObservation observation = observe_finding(**rule, snapshot);
+  const FindingObservation observation = observe_finding(**rule, snapshot, Judgements::kMade);
   const Json seen = signature_json(observation);
   const Json& bad = session.details[start.bad];
   const Json& good = session.details[start.good];

@@ -51,7 +51,8 @@ void register_capture(CLI::App& app, int& exit_status) {
       snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
     }
     write_output(args->output,
-                 metrics ? PrometheusArguments::render(snapshot, rules) : to_text(snapshot),
+                 metrics ? PrometheusArguments::render(snapshot, Judgements::kMade, rules)
+                         : to_text(snapshot),
                  args->mode);
     exit_status = kExitClean;
   });

@@ -16,8 +16,9 @@ std::vector<Rule> PrometheusArguments::rules() const {
   return rules_from(checks_directory);
 }
 
-std::string PrometheusArguments::render(const Json& snapshot, const std::vector<Rule>& rules) {
-  const Json report = check_report({snapshot, "snapshot"}, rules);
+std::string PrometheusArguments::render(const Json& snapshot, Judgements judgements,
+                                        const std::vector<Rule>& rules) {
+  const Json report = check_report({snapshot, "snapshot", judgements}, rules);
   return render_prometheus(snapshot, &report);
 }
 

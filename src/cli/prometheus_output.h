@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_facts/kernel_facts.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
 
@@ -18,7 +19,8 @@ struct PrometheusArguments {
   void add_options(CLI::App& command);
   // Loaded before anything is captured or measured, so that a bad rule file fails at once.
   std::vector<Rule> rules() const;
-  static std::string render(const Json& snapshot, const std::vector<Rule>& rules);
+  static std::string render(const Json& snapshot, Judgements judgements,
+                            const std::vector<Rule>& rules);
 };
 
 }  // namespace kdrift

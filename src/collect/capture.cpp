@@ -14,7 +14,7 @@
 #include "collect/nvme.h"
 #include "collect/pci.h"
 #include "collect/sysctl.h"
-#include "snapshot/pci_link.h"
+#include "kernel_facts/pci_link.h"
 #include "snapshot/sections.h"
 
 namespace kdrift {

@@ -6,8 +6,8 @@
 #include "collect/device_path.h"
 #include "collect/facts.h"
 #include "collect/kernel_log.h"
+#include "kernel_facts/nvme_queues.h"
 #include "snapshot/json_access.h"
-#include "snapshot/nvme_queues.h"
 #include "util/text.h"
 
 namespace kdrift {

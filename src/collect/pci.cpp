@@ -268,7 +268,7 @@ std::optional<double> speed_gts(uint32_t code) {
 }
 
 // The kernel's view of the link (sysfs) beside the registers libpci decoded; whether the two
-// agree, and whether the link is degraded, is snapshot/pci_link.h's to judge.
+// agree, and whether the link is degraded, is kernel_facts/pci_link.h's to judge.
 void put_link(Json& device, const SysRoot& root, const std::string& directory,
               const ConfigFacts* facts) {
   Json link = Json::object();

@@ -10,6 +10,7 @@
 #include "fleet/fleet_index.h"
 #include "fleet/fleet_inputs.h"
 #include "fleet/group_compare.h"
+#include "kernel_facts/kernel_facts.h"
 #include "rules/analysis.h"
 #include "snapshot/json_access.h"
 #include "util/version.h"
@@ -157,6 +158,8 @@ void judge(FleetRead& read, const std::vector<Rule>& rules, std::vector<Candidat
       judged.clear();
       auto whole = read_fleet_input(read.inputs[loaded], nullptr);
       reference = whole ? std::optional<Json>(std::move(*whole)) : std::nullopt;
+      // Judged once here, not again for each outlier diffed against it.
+      if (reference) judge_kernel_facts(*reference);
       if (!whole)
         problems.push_back(
             {{"file", read.inputs[loaded].file}, {"error", whole.error().describe()}});
@@ -176,7 +179,7 @@ void judge(FleetRead& read, const std::vector<Rule>& rules, std::vector<Candidat
           {{"file", read.inputs[candidate.host].file}, {"error", outlier.error().describe()}});
       continue;
     }
-    take_findings(diff_findings({*reference, read.inputs[loaded].file},
+    take_findings(diff_findings({*reference, read.inputs[loaded].file, Judgements::kMade},
                                 {*outlier, read.inputs[candidate.host].file}, rules),
                   candidate);
     if (!probe) judged[fingerprint] = &candidate;

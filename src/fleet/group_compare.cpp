@@ -88,8 +88,10 @@ Json findings_rows(const Side& candidate, const Side& reference) {
     info[id] = entry;
   Json rows = Json::array();
   for (const auto& [id, entry] : info) {
+    // A named reference: clang before 16 cannot capture a structured binding.
+    const std::string& finding_id = id;
     const auto in = [&](const Side& side) {
-      const auto found = side.findings.find(id);
+      const auto found = side.findings.find(finding_id);
       return found == side.findings.end() ? std::size_t{0} : found->second;
     };
     Json row = count_row(in(candidate), candidate, in(reference), reference);

@@ -93,8 +93,8 @@ struct PairFindings {
 
 PairFindings pair_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
                            const std::vector<Rule>& rules) {
-  const Json derived_a = with_derived_facts(a.snapshot);
-  const Json derived_b = with_derived_facts(b.snapshot);
+  const Json derived_a = with_derived_facts(a.snapshot, a.judgements);
+  const Json derived_b = with_derived_facts(b.snapshot, b.judgements);
   const std::string boot_a = nested_text(a.snapshot, "kernel", "boot_id");
   const bool same_boot = !boot_a.empty() && boot_a == nested_text(b.snapshot, "kernel", "boot_id");
   const ProbeComparison probe =
@@ -139,7 +139,7 @@ Report diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
 }
 
 Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules) {
-  auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot));
+  auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot, snapshot.judgements));
   rank_findings(findings, {}, RankOrder::kSeverityThenScore);
   Json report = report_envelope("check");
   report["b"] = side_json(snapshot);
@@ -232,11 +232,11 @@ Report diff_report_sets(const std::vector<LabeledSnapshot>& a,
   std::vector<const Json*> probes_a;
   std::vector<const Json*> probes_b;
   for (const auto& snapshot : a) {
-    derived_a.push_back(with_derived_facts(snapshot.snapshot));
+    derived_a.push_back(with_derived_facts(snapshot.snapshot, snapshot.judgements));
     probes_a.push_back(object_member(snapshot.snapshot, "probe"));
   }
   for (const auto& snapshot : b) {
-    derived_b.push_back(with_derived_facts(snapshot.snapshot));
+    derived_b.push_back(with_derived_facts(snapshot.snapshot, snapshot.judgements));
     probes_b.push_back(object_member(snapshot.snapshot, "probe"));
   }
   const ProbeComparison compared = compare_probe_sets(probes_a, probes_b);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_facts/kernel_facts.h"
 #include "model/job_result.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
@@ -17,6 +18,7 @@ inline constexpr std::string_view kReportSchema = "kdrift.report/1";
 struct LabeledSnapshot {
   const Json& snapshot;
   std::string label;  // as the user named the file
+  Judgements judgements = Judgements::kUntrusted;
 };
 
 // A report as built: the document, and what it holds of each probe.jobs[] entry only as text,

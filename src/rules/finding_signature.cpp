@@ -22,8 +22,8 @@ Result<const Rule*> functional_rule(const std::vector<Rule>& rules, const std::s
   return &*found;
 }
 
-FindingObservation observe_finding(const Rule& rule, const Json& snapshot) {
-  const Json facts = with_derived_facts(snapshot);
+FindingObservation observe_finding(const Rule& rule, const Json& snapshot, Judgements judgements) {
+  const Json facts = with_derived_facts(snapshot, judgements);
   FindingObservation observation;
   const auto full = evaluate_check({rule}, facts);
   if (full.empty()) return observation;

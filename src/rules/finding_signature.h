@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_facts/kernel_facts.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -24,6 +25,6 @@ struct FindingObservation {
 // compare two); an unknown id is an error naming it.
 Result<const Rule*> functional_rule(const std::vector<Rule>& rules, const std::string& id);
 
-FindingObservation observe_finding(const Rule& rule, const Json& snapshot);
+FindingObservation observe_finding(const Rule& rule, const Json& snapshot, Judgements judgements);
 
 }  // namespace kdrift

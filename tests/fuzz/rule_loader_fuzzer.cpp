@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     "sysctl": {"kernel.io_uring_disabled": 0},
     "kernel": {"config": {"symbols": {"CONFIG_IO_URING": "y"}}},
     "probe": {"jobs": [{"name": "j", "engine": "io_uring", "iodepth": 16,
-                        "trace": {"iommu": {"maps_per_io": 0}}}]}})"));
+                        "trace": {"iommu": {"maps_per_io": 0}}}]}})"),
+                                           Judgements::kUntrusted);
   static const Json b = with_derived_facts(Json::parse(R"({
     "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:01:00.0", "mode": "translated-strict"}],
               "cmdline": {"intel_iommu": "on"}},
@@ -31,7 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     "sysctl": {"kernel.io_uring_disabled": 2},
     "kernel": {"config": {"symbols": {"CONFIG_IO_URING": "n"}}},
     "probe": {"jobs": [{"name": "j", "engine": "io_uring", "iodepth": 16,
-                        "trace": {"iommu": {"maps_per_io": 1.0}}}]}})"));
+                        "trace": {"iommu": {"maps_per_io": 1.0}}}]}})"),
+                                           Judgements::kUntrusted);
   const std::vector<Rule> rules = {std::move(*rule)};
   (void)evaluate_check(rules, a);
   (void)evaluate_diff(rules, a, b, Json::array(), pair_kernel_config(rules, a, b));

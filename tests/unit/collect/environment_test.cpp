@@ -72,7 +72,7 @@ TEST(EnvironmentCollector, DatabaseHostUnderSeccompInACgroup) {
   EXPECT_EQ(process["seccomp_filters"], 1);
   EXPECT_EQ(process["no_new_privs"], 1);
   EXPECT_EQ(process["cpus_allowed"], Json({0, 1, 2, 3, 4, 5, 6, 7}));
-  EXPECT_EQ(process["mems_allowed"], Json({0}));
+  EXPECT_EQ(process["mems_allowed"], Json::array({0}));
   const Json& cgroup = process["cgroup"];
   EXPECT_FALSE(cgroup.contains("v1"));
   EXPECT_EQ(cgroup["v2"],

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "collect/device_path.h"
-#include "snapshot/pci_link.h"
+#include "kernel_facts/pci_link.h"
 #include "support/fixtures.h"
 #include "unit/collect/storage_tree.h"
 #include "util/access_log.h"

@@ -11,7 +11,7 @@
 #include "collect/iommu.h"
 #include "collect/nvme.h"
 #include "collect/pci.h"
-#include "snapshot/pci_link.h"
+#include "kernel_facts/pci_link.h"
 #include "support/fixtures.h"
 
 namespace kdrift {

@@ -79,7 +79,7 @@ TEST(FleetReport, ARuleAddedWithChecksChangesWhatTheFleetFoldsBy) {
   odd["sysctl"]["vm.swappiness"] = 1;
   odd["environment"]["hostname"] = "d";
   dir.write("d.json", to_text(odd));
-  auto builtin = fleet_report({{dir.path()}, {}, "", 100}, rules());
+  auto builtin = fleet_report({{dir.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_TRUE(builtin.ok()) << builtin.error().describe();
   EXPECT_TRUE((*builtin)["outliers"].empty());
   EXPECT_EQ((*builtin)["groups_count"], 1);

@@ -46,16 +46,19 @@ Json intel_host(const Json& cmdline, const std::string& default_on = "n") {
 TEST(BuiltinRules, CachingModeInTheRegistersMakesThePredictionStrict) {
   Json guest = intel_host({{"intel_iommu", "on"}});
   guest["iommu"]["units"]["dmar0"]["attributes"] = {{"cap", "d2008c222602c6"}, {"ecap", "f00f5e"}};
-  const Json facts = with_derived_facts(guest)["derived"]["iommu"];
+  const Json facts = with_derived_facts(guest, Judgements::kUntrusted)["derived"]["iommu"];
   EXPECT_EQ(facts["predicted"], "translated-strict") << facts.dump(1);
   EXPECT_NE(facts.dump().find("Caching Mode (capability bit 7)"), std::string::npos);
   guest["iommu"]["units"]["dmar0"]["attributes"]["cap"] = "d2008c22260246";  // bit 7 clear
-  EXPECT_EQ(with_derived_facts(guest)["derived"]["iommu"]["predicted"], "translated-lazy");
+  EXPECT_EQ(with_derived_facts(guest, Judgements::kUntrusted)["derived"]["iommu"]["predicted"],
+            "translated-lazy");
   guest["iommu"]["units"]["dmar0"]["attributes"] = {{"cap", "d2008c222602c6"},
                                                     {"ecap", "80000f00f5e"}};  // scalable mode
-  EXPECT_EQ(with_derived_facts(guest)["derived"]["iommu"]["predicted"], "translated-lazy");
+  EXPECT_EQ(with_derived_facts(guest, Judgements::kUntrusted)["derived"]["iommu"]["predicted"],
+            "translated-lazy");
   guest["iommu"]["units"]["dmar0"]["attributes"] = {{"cap", "not hex"}};
-  EXPECT_EQ(with_derived_facts(guest)["derived"]["iommu"]["predicted"], "translated-lazy");
+  EXPECT_EQ(with_derived_facts(guest, Judgements::kUntrusted)["derived"]["iommu"]["predicted"],
+            "translated-lazy");
 }
 
 TEST(BuiltinRules, CheckWarnsOfTranslationTheCommandLineAsksFor) {

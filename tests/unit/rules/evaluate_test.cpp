@@ -106,7 +106,8 @@ TEST(EvaluateDiff, AbsoluteWhereClausesSubstituteTheKey) {
   const Json a = with_derived_facts(Json::parse(R"({
     "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:01:00.0"}, {"device": "loop0"}]},
     "block": {"devices": {"nvme0n1": {"scheduler": {"active": "none"}},
-                          "loop0": {"scheduler": {"active": "none"}}}}})"));
+                          "loop0": {"scheduler": {"active": "none"}}}}})"),
+                                    Judgements::kUntrusted);
   Json b = a;
   b["block"]["devices"]["nvme0n1"]["scheduler"]["active"] = "bfq";
   b["block"]["devices"]["loop0"]["scheduler"]["active"] = "bfq";
@@ -181,17 +182,34 @@ TEST(DerivedFacts, RemoteNumaNeedsSeveralNodesAndTheWorkloadsCpus) {
     "numa": {"nodes": [{"node": 0, "cpus": [0, 1]}, {"node": 1, "cpus": [2, 3]}]},
     "block": {"devices": {"nvme0n1": {}}},
     "environment": {"process": {"cpus_allowed": [0, 1]}}})");
-  const Json derived = with_derived_facts(snapshot)["derived"];
+  const Json derived = with_derived_facts(snapshot, Judgements::kUntrusted)["derived"];
   EXPECT_EQ(derived["disks"]["nvme0n1"]["remote_numa"], true);
   EXPECT_EQ(derived["workload_cpus"]["source"], "capturing process");
   Json spanning = snapshot;
   spanning["environment"]["process"]["cpus_allowed"] = {1, 2};
-  const Json partly = with_derived_facts(spanning)["derived"]["disks"]["nvme0n1"];
+  const Json partly =
+      with_derived_facts(spanning, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"];
   EXPECT_EQ(partly["remote_numa"], false);
   EXPECT_EQ(partly["local_cpus_only"], false);
   Json pinned = snapshot;
   pinned["probe"] = {{"placement", {{"cpus", {2}}}}};
-  EXPECT_EQ(with_derived_facts(pinned)["derived"]["disks"]["nvme0n1"]["remote_numa"], false);
+  EXPECT_EQ(with_derived_facts(
+                pinned, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"]["remote_numa"],
+            false);
+}
+
+// A file's verdict is judged again from its facts; one made in this process is taken as it is.
+TEST(DerivedFacts, OnlyAnUntrustedSnapshotIsJudgedAgain) {
+  const Json snapshot = Json::parse(R"({"pci": {"devices": {"0000:01:00.0": {
+    "pcie_type": "endpoint", "link_degraded": true, "link": {
+      "current_link_speed": "8.0 GT/s PCIe", "max_link_speed": "8.0 GT/s PCIe",
+      "current_link_width": 4, "max_link_width": 4}}}}})");
+  const auto verdict = [&](Judgements judgements) {
+    return with_derived_facts(snapshot,
+                              judgements)["pci"]["devices"]["0000:01:00.0"]["link_degraded"];
+  };
+  EXPECT_EQ(verdict(Judgements::kUntrusted), false);
+  EXPECT_EQ(verdict(Judgements::kMade), true);
 }
 
 TEST(EvaluateCheck, BuiltinRulesOnWrongTypesDoNotThrow) {
@@ -201,9 +219,10 @@ TEST(EvaluateCheck, BuiltinRulesOnWrongTypesDoNotThrow) {
     "nvme": {"controllers": {"nvme0": 5}}, "pci": {"devices": {"a": {"role": 3}}},
     "probe": {"jobs": [1, {"name": 2, "trace": []}], "capabilities": []},
     "kernel": {"config": {"symbols": 7}}, "cpu": {"cpufreq": {"policies": {}}}})");
-  EXPECT_NO_THROW((void)evaluate_check(rules, with_derived_facts(odd)));
-  EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd),
-                                      with_derived_facts(Json::object()), Json::array(),
+  EXPECT_NO_THROW((void)evaluate_check(rules, with_derived_facts(odd, Judgements::kUntrusted)));
+  EXPECT_NO_THROW((void)evaluate_diff(rules, with_derived_facts(odd, Judgements::kUntrusted),
+                                      with_derived_facts(Json::object(), Judgements::kUntrusted),
+                                      Json::array(),
                                       pair_kernel_config(rules, odd, Json::object())));
   EXPECT_NO_THROW((void)pair_kernel_config(rules, odd, odd));
 }

@@ -31,20 +31,24 @@ class FindingSignature : public ::testing::Test {
 };
 
 TEST_F(FindingSignature, SameBehaviourSameSignatureDespiteMovingCounters) {
-  const auto first = observe_finding(*rule_, iopoll_snapshot("ok-without-polling", 120));
-  const auto second = observe_finding(*rule_, iopoll_snapshot("ok-without-polling", 9000));
+  const auto first =
+      observe_finding(*rule_, iopoll_snapshot("ok-without-polling", 120), Judgements::kUntrusted);
+  const auto second =
+      observe_finding(*rule_, iopoll_snapshot("ok-without-polling", 9000), Judgements::kUntrusted);
   ASSERT_TRUE(first.present);
   EXPECT_EQ(first.signature, second.signature);
   EXPECT_FALSE(first.evidence.empty());
 }
 
 TEST_F(FindingSignature, AnotherWayOfFailingIsAnotherSignature) {
-  const auto fallback = observe_finding(*rule_, iopoll_snapshot("ok-without-polling", 1));
-  const auto refused = observe_finding(*rule_, iopoll_snapshot("failed", 0));
+  const auto fallback =
+      observe_finding(*rule_, iopoll_snapshot("ok-without-polling", 1), Judgements::kUntrusted);
+  const auto refused =
+      observe_finding(*rule_, iopoll_snapshot("failed", 0), Judgements::kUntrusted);
   ASSERT_TRUE(fallback.present);
   ASSERT_TRUE(refused.present);
   EXPECT_NE(fallback.signature, refused.signature);
-  const auto polled = observe_finding(*rule_, iopoll_snapshot("ok", 0));
+  const auto polled = observe_finding(*rule_, iopoll_snapshot("ok", 0), Judgements::kUntrusted);
   EXPECT_FALSE(polled.present);
   EXPECT_TRUE(polled.signature.empty());
 }

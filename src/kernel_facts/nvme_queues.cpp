@@ -1,4 +1,4 @@
-#include "snapshot/nvme_queues.h"
+#include "kernel_facts/nvme_queues.h"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "snapshot/pci_link.h"
+#include "kernel_facts/pci_link.h"
 
 #include <gtest/gtest.h>
 

@@ -2,9 +2,9 @@
 // The PCIe link verdict of the snapshot schema (pci.devices.*.link_degraded and link_partner),
 // judged from the link facts a capture records: the sysfs link attributes, the capability
 // registers' view of them (link.config), each function's pcie_type and the storage functions'
-// upstream paths. The PCI collector records those facts only; capture adds the verdict so that
-// the schema readers rely on keeps it, and rule evaluation judges it again from the facts, so a
-// hand-edited snapshot gets a consistent verdict.
+// upstream paths. The PCI collector records those facts only; capture adds the verdict, so the
+// schema keeps the fields its readers rely on, and a snapshot read from a file is judged again
+// from its facts (kernel_facts.h), so a hand-edited one gets a consistent verdict.
 
 #include "snapshot/snapshot.h"
 

@@ -2,9 +2,9 @@
 // The split of an NVMe PCIe controller's I/O queues into default, read and poll queues
 // (nvme.controllers.*.queues), worked out from facts that last as long as the boot does, for
 // when neither debugfs (hctx*/type) nor the kernel log ("N/N/N default/read/poll queues") tells
-// it. The NVMe collector records it with queues_source "derived"; rule evaluation derives it
-// again for a snapshot that has no split at all (an older capture of a host whose kernel log had
-// wrapped), so that no verdict waits on a log line.
+// it. The NVMe collector records it with queues_source "derived"; a snapshot read from a file
+// that has no split at all (an older capture of a host whose kernel log had wrapped) gets it from
+// its own facts (kernel_facts.h), so that no verdict waits on a log line.
 //
 // The arithmetic is the driver's own at every controller reset (drivers/nvme/host/pci.c,
 // nvme_setup_irqs and nvme_calc_irq_sets, 5.0 to 6.18): of the I/O queues it got, poll queues

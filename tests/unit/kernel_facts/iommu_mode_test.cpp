@@ -1,4 +1,4 @@
-#include "rules/iommu_mode.h"
+#include "kernel_facts/iommu_mode.h"
 
 #include <gtest/gtest.h>
 
