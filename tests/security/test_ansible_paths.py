@@ -27,7 +27,7 @@ import hostile
 NOBODY = 65534
 OLD_LOCK = "/run/lock/kdrift-probe.lock"
 LOCK_DIR = "/run/kdrift"
-PLAYBOOKS = os.path.join(hostile.SOURCE_DIR, "scripts", "ansible")
+PLAYBOOKS = os.path.join(hostile.SOURCE_DIR, "dist", "ansible")
 CALLBACKS = os.path.join(hostile.SOURCE_DIR, "tests", "ansible", "callback_plugins")
 FIXTURE = os.path.join(hostile.SOURCE_DIR, "tests", "fixtures", "sysroots", "poll-queues-2.tar.gz")
 TINY_PROFILE = """description = "test_ansible_paths: one short job"
