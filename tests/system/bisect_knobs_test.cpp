@@ -27,7 +27,7 @@ using testing::LoopDevice;
 using testing::run_kdrift;
 using testing::TempDir;
 
-std::string read_text(const std::string& path) {
+std::string read_trimmed(const std::string& path) {
   std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();
@@ -36,7 +36,7 @@ std::string read_text(const std::string& path) {
 
 // The value as written: the scheduler's active name.
 std::string live_value(const std::string& path) {
-  const std::string text = read_text(path);
+  const std::string text = read_trimmed(path);
   const auto choice = parse_bracketed_choice(text);
   return choice ? choice->active : text;
 }
@@ -64,7 +64,7 @@ std::map<std::string, std::string> bad_values_for(const std::string& queue) {
   std::map<std::string, std::string> values;
   values["read_ahead_kb"] = live_value(queue + "read_ahead_kb") == "4096" ? "512" : "4096";
   values["nomerges"] = live_value(queue + "nomerges") == "2" ? "1" : "2";
-  if (const auto schedulers = parse_bracketed_choice(read_text(queue + "scheduler"))) {
+  if (const auto schedulers = parse_bracketed_choice(read_trimmed(queue + "scheduler"))) {
     for (const std::string& name : schedulers->available) {
       if (name != schedulers->active) {
         values["scheduler"] = name;

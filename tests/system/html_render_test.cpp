@@ -26,13 +26,6 @@ constexpr std::string_view kColourPage = "#eef1f4";
 constexpr int kWidth = 1400;
 constexpr int kHeight = 4000;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 size_t count_of(const std::string& text, std::string_view needle) {
   size_t count = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
@@ -103,12 +96,12 @@ class HtmlInChromium : public ::testing::Test {
         "--force-color-profile=srgb --hide-scrollbars " +
         flags + " file://" + page + " >" + out + " 2>" + log + ")";
     const int status = testing::run_command(command).status;
-    return {status, read_text(out), read_text(log)};
+    return {status, testing::read_bytes(out), testing::read_bytes(log)};
   }
 
   std::string sample_page() const {
     const std::string text =
-        read_text(testing::source_dir() + "/tests/fixtures/reports/sample-diff.json");
+        testing::read_bytes(testing::source_dir() + "/tests/fixtures/reports/sample-diff.json");
     return write_page("report.html", render_report_html(Json::parse(text), {}));
   }
 
