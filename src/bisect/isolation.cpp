@@ -31,10 +31,10 @@ std::vector<std::size_t> without(const std::vector<std::size_t>& set,
 // Whether the candidate's recorded outcome is known: bad, good (or skipped), or not yet.
 std::optional<bool> recorded_outcome(const Session& session, std::size_t index) {
   const CandidateState& state = session.search.state(index);
-  if (state.declared) return *state.declared == Verdict::kBad;
+  if (state.declared) return *state.declared == CandidateVerdict::kBad;
   if (state.declared_skip || session.search.skipped(index)) return false;
-  if (state.judgement && state.judgement->verdict != Verdict::kUnknown) {
-    return state.judgement->verdict == Verdict::kBad;
+  if (state.judgement && state.judgement->verdict != CandidateVerdict::kUnknown) {
+    return state.judgement->verdict == CandidateVerdict::kBad;
   }
   return std::nullopt;
 }

@@ -121,13 +121,13 @@ std::string calibration_reason(const Calibration& out, std::size_t good_boots,
 
 }  // namespace
 
-const char* verdict_name(Verdict verdict) {
+const char* verdict_name(CandidateVerdict verdict) {
   switch (verdict) {
-    case Verdict::kGood:
+    case CandidateVerdict::kGood:
       return "good";
-    case Verdict::kBad:
+    case CandidateVerdict::kBad:
       return "bad";
-    case Verdict::kUnknown:
+    case CandidateVerdict::kUnknown:
       break;
   }
   return "unknown";
@@ -156,10 +156,10 @@ Judgement judge(const BootLevels& candidate, const BootLevels& good, const BootL
       candidate.size(), out.level, std::exp(good_level), std::exp(bad_level), out.p_vs_good,
       out.p_vs_bad, vs_good.df, vs_bad.df, alpha);
   if (bad_side && out.p_vs_good < alpha) {
-    out.verdict = Verdict::kBad;
+    out.verdict = CandidateVerdict::kBad;
     out.reason = "differs from good, on the bad side: " + numbers;
   } else if (!bad_side && out.p_vs_bad < alpha) {
-    out.verdict = Verdict::kGood;
+    out.verdict = CandidateVerdict::kGood;
     out.reason = "differs from bad, on the good side: " + numbers;
   } else {
     out.reason = "not yet told apart: " + numbers;

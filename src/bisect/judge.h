@@ -15,12 +15,12 @@
 
 namespace kdrift {
 
-enum class Verdict { kGood, kBad, kUnknown };
+enum class CandidateVerdict { kGood, kBad, kUnknown };
 
-const char* verdict_name(Verdict verdict);
+const char* verdict_name(CandidateVerdict verdict);
 
 struct Judgement {
-  Verdict verdict = Verdict::kUnknown;
+  CandidateVerdict verdict = CandidateVerdict::kUnknown;
   double p_vs_good = 1;  // the candidate's level against the good endpoint's (boot_levels.h)
   double p_vs_bad = 1;
   double level = 0;    // its level (boot_levels.h: estimate_level), as a value of the metric

@@ -116,23 +116,23 @@ bool Search::skipped(std::size_t candidate) const {
   if (state.declared_skip) return true;
   if (state.declared) return false;
   if (state.crashes >= config_.max_attempts) return true;
-  return state.judgement && state.judgement->verdict == Verdict::kUnknown &&
+  return state.judgement && state.judgement->verdict == CandidateVerdict::kUnknown &&
          static_cast<int>(state.boot_sizes.size()) >= candidate_boot_cap();
 }
 
 std::pair<std::size_t, std::size_t> Search::bounds() const {
   auto verdict_of = [&](std::size_t i) {
-    if (i == good_) return Verdict::kGood;
-    if (i == bad_) return Verdict::kBad;
+    if (i == good_) return CandidateVerdict::kGood;
+    if (i == bad_) return CandidateVerdict::kBad;
     const CandidateState& state = states_[i];
     if (state.declared) return *state.declared;
-    return state.judgement ? state.judgement->verdict : Verdict::kUnknown;
+    return state.judgement ? state.judgement->verdict : CandidateVerdict::kUnknown;
   };
   // Only a touched candidate has a verdict.
   const auto first = touched_.upper_bound(good_);
   std::size_t high = bad_;
   for (auto i = first; i != touched_.end() && *i < bad_; ++i) {
-    if (verdict_of(*i) == Verdict::kBad) {
+    if (verdict_of(*i) == CandidateVerdict::kBad) {
       high = *i;
       break;
     }
@@ -140,7 +140,7 @@ std::pair<std::size_t, std::size_t> Search::bounds() const {
   std::size_t low = good_;
   for (auto i = std::make_reverse_iterator(touched_.lower_bound(high));
        i != std::make_reverse_iterator(first); ++i) {
-    if (verdict_of(*i) == Verdict::kGood) {
+    if (verdict_of(*i) == CandidateVerdict::kGood) {
       low = *i;
       break;
     }
@@ -370,9 +370,9 @@ std::vector<BootLevels> Search::drift_groups() const {
   for (const std::size_t i : touched_) {
     if (i == good_ || i == bad_) continue;
     const std::optional<Judgement>& judgement = states_[i].judgement;
-    const Verdict verdict = judgement ? judgement->verdict : Verdict::kUnknown;
-    BootLevels& joined = verdict == Verdict::kGood ? good : bad;
-    if (verdict == Verdict::kUnknown) {
+    const CandidateVerdict verdict = judgement ? judgement->verdict : CandidateVerdict::kUnknown;
+    BootLevels& joined = verdict == CandidateVerdict::kGood ? good : bad;
+    if (verdict == CandidateVerdict::kUnknown) {
       groups.push_back(levels(i));
     } else {
       joined.insert(joined.end(), levels(i).begin(), levels(i).end());
@@ -430,7 +430,7 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
   state.retested = true;
   const BootLevels retest = boot_levels(state.retest_samples, {state.retest_samples.size()});
   const Judgement fresh = judge(retest, levels(good_), levels(bad_), drift_, answer_alpha(1));
-  state.retest_confirmed = fresh.verdict == Verdict::kBad;
+  state.retest_confirmed = fresh.verdict == CandidateVerdict::kBad;
   if (!state.retest_confirmed) {
     // The fresh boot disagrees or cannot tell: it joins the culprit's boots, which decide.
     add_runs(candidate, state.retest_samples, false);
@@ -445,10 +445,10 @@ void Search::add_crash(std::size_t candidate) {
   refresh();
 }
 
-void Search::declare(std::size_t candidate, Verdict verdict) {
+void Search::declare(std::size_t candidate, CandidateVerdict verdict) {
   CandidateState& state = states_.at(candidate);
   touched_.insert(candidate);
-  state.declared_skip = verdict == Verdict::kUnknown;
+  state.declared_skip = verdict == CandidateVerdict::kUnknown;
   state.declared.reset();
   if (!state.declared_skip) state.declared = verdict;
 }
@@ -456,7 +456,8 @@ void Search::declare(std::size_t candidate, Verdict verdict) {
 Action Search::next_declared() const {
   if (config_.verify_endpoints) {
     for (const auto& [index, expected, name] :
-         {std::tuple{bad_, Verdict::kBad, "bad"}, std::tuple{good_, Verdict::kGood, "good"}}) {
+         {std::tuple{bad_, CandidateVerdict::kBad, "bad"},
+          std::tuple{good_, CandidateVerdict::kGood, "good"}}) {
       const CandidateState& endpoint = states_[index];
       const std::string which = std::string("the ") + name + " endpoint";
       if (endpoint.crashes >= config_.max_attempts) {

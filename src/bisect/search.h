@@ -77,9 +77,9 @@ struct CandidateState {
   bool retested = false;
   bool retest_confirmed = false;  // the fresh boot judged it bad on its own samples
   int crashes = 0;
-  std::optional<Judgement> judgement;  // of its boots, once there are first_samples runs
-  std::optional<Verdict> declared;     // said by the user or a command; overrides judgement
-  bool declared_skip = false;          // the user or the command said it cannot be tested
+  std::optional<Judgement> judgement;        // of its boots, once there are first_samples runs
+  std::optional<CandidateVerdict> declared;  // said by the user or a command; overrides judgement
+  bool declared_skip = false;                // the user or the command said it cannot be tested
 };
 
 class Search {
@@ -102,7 +102,7 @@ class Search {
   // binary search (an isolation test, isolation.h).
   void add_candidate() { states_.emplace_back(); }
   // A verdict said for the candidate: kGood or kBad, or kUnknown for "skip" (cannot be tested).
-  void declare(std::size_t candidate, Verdict verdict);
+  void declare(std::size_t candidate, CandidateVerdict verdict);
 
   const CandidateState& state(std::size_t candidate) const { return states_.at(candidate); }
   std::size_t size() const { return states_.size(); }

@@ -132,11 +132,11 @@ Status add_outcome(Session& session, std::size_t index, const std::string& kind,
   } else if (kind == "verdict") {
     const std::string verdict = text_member(event, "verdict");
     if (verdict == "good") {
-      session.search.declare(index, Verdict::kGood);
+      session.search.declare(index, CandidateVerdict::kGood);
     } else if (verdict == "bad") {
-      session.search.declare(index, Verdict::kBad);
+      session.search.declare(index, CandidateVerdict::kBad);
     } else if (verdict == "skip") {
-      session.search.declare(index, Verdict::kUnknown);
+      session.search.declare(index, CandidateVerdict::kUnknown);
     } else {
       return content_error(where + ": verdict must be good, bad or skip, not \"" + verdict + "\"");
     }

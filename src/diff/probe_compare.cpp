@@ -50,6 +50,14 @@ bool enough_samples(std::size_t a, std::size_t b, double alpha) {
   return a >= 2 && b >= 2 && smallest_two_sided_p(a, b) < alpha;
 }
 
+// The per-second samples a side that let the rank test reach p < alpha at all.
+std::size_t seconds_to_reach(double alpha) {
+  std::size_t n = 2;
+  while (n < kMaxDecidingSamples && smallest_two_sided_p(n, n) >= alpha)
+    ++n;
+  return n;
+}
+
 // Each run's per-second spread as a whole: the median over its jobs of their per-second
 // coefficients of variation. The host's drift lands on every job of a run alike, but not every job
 // shows it inside the run: in the TCG lab an io_uring+iopoll job ran with a per-second spread of a
@@ -60,74 +68,111 @@ struct RunSpread {
   double b = 0;
 };
 
-// How far a re-run of the same job could plausibly move its median, as a factor: one run per side
-// shows only the noise inside each run, and the host's slower drift (other tenants, frequency,
-// an emulator's scheduling) moves a whole run. Lacking a second run, the spread of per-second
-// values stands in for the run-to-run spread, the job's own or its run's, whichever is larger: in
-// kdrift's QEMU lab, 20 runs of one scenario gave a run-to-run spread of log median IOPS of
-// 0.13-0.15 and a mean within-run coefficient of variation of 0.13-0.15. The change must exceed
-// Student's t at alpha times the pooled spread, in log terms; on quiet hardware (per-second CV of
-// 1-2 %) that is below the 5 % minimum effect and changes nothing.
-double run_to_run_allowance(const std::vector<double>& a, const std::vector<double>& b,
-                            double alpha, RunSpread run = {}) {
-  const double spread_a = std::max(coefficient_of_variation(a), run.a);
-  const double spread_b = std::max(coefficient_of_variation(b), run.b);
-  if (!std::isfinite(spread_a) || !std::isfinite(spread_b)) return 1;
-  const double degrees = static_cast<double>(a.size() + b.size()) - 2;
-  const double t = student_t_quantile(1 - alpha / 2, degrees);
-  return std::exp(t * std::sqrt(spread_a * spread_a + spread_b * spread_b));
-}
-
-// The run-to-run noise a change must exceed, as a factor: measured between rounds when both
-// sides ran the job several times, else estimated from the per-second spread (`floor` then
-// being an allowance known from elsewhere that the metric's own spread must not undercut).
+// The noise a re-run adds to a log ratio, which a change must be judged against: measured between
+// rounds when both sides ran the job several times, else estimated from the per-second spread.
+// `rounds` is the smaller side's count (1 without rounds): what a recommendation of more rounds
+// starts from.
 struct Allowance {
-  double floor = 1;
+  double standard_error = 0;
+  double degrees = 1;
   bool from_rounds = false;
+  std::size_t rounds = 1;
+
+  // The factor a re-run could move a ratio by, at alpha: Student's t times the standard error.
+  double factor(double alpha) const {
+    if (!(standard_error > 0)) return 1;
+    return std::exp(student_t_quantile(1 - alpha / 2, std::max(degrees, 1.0)) * standard_error);
+  }
 };
 
-// From the spread between rounds: how far the mean of n rounds can move by drift alone, as a
-// factor; Student's t at alpha on the rounds' degrees of freedom times the standard error of
-// the difference of the sides' log means. Nothing when a side has fewer than two rounds.
-std::optional<double> rounds_allowance(const std::vector<double>& a, const std::vector<double>& b,
-                                       double alpha) {
+Allowance larger(const Allowance& x, const Allowance& y, double alpha) {
+  return x.factor(alpha) >= y.factor(alpha) ? x : y;
+}
+
+// How far a re-run of the same job could plausibly move its median: one run per side shows only
+// the noise inside each run, and the host's slower drift (other tenants, frequency, an emulator's
+// scheduling) moves a whole run. Lacking a second run, the spread of per-second values stands in
+// for the run-to-run spread, the job's own or its run's, whichever is larger: in kdrift's QEMU
+// lab, 20 runs of one scenario gave a run-to-run spread of log median IOPS of 0.13-0.15 and a mean
+// within-run coefficient of variation of 0.13-0.15. On quiet hardware (per-second CV of 1-2 %)
+// that is below the 5 % margin and changes nothing.
+Allowance per_second_allowance(const std::vector<double>& a, const std::vector<double>& b,
+                               RunSpread run = {}) {
+  const double spread_a = std::max(coefficient_of_variation(a), run.a);
+  const double spread_b = std::max(coefficient_of_variation(b), run.b);
+  if (!std::isfinite(spread_a) || !std::isfinite(spread_b)) return {};
+  return {std::sqrt(spread_a * spread_a + spread_b * spread_b),
+          static_cast<double>(a.size() + b.size()) - 2, false, 1};
+}
+
+// From the spread between rounds: the standard error of the difference of the sides' log means.
+// Nothing when a side has fewer than two rounds.
+std::optional<Allowance> rounds_allowance(const std::vector<double>& a,
+                                          const std::vector<double>& b) {
   if (a.size() < 2 || b.size() < 2) return std::nullopt;
   const double spread_a = coefficient_of_variation(a);
   const double spread_b = coefficient_of_variation(b);
   if (!std::isfinite(spread_a) || !std::isfinite(spread_b)) return std::nullopt;
-  const double degrees = static_cast<double>(a.size() + b.size()) - 2;
-  const double t = student_t_quantile(1 - alpha / 2, degrees);
-  const double error = std::sqrt(spread_a * spread_a / static_cast<double>(a.size()) +
-                                 spread_b * spread_b / static_cast<double>(b.size()));
-  return std::exp(t * error);
+  return Allowance{std::sqrt(spread_a * spread_a / static_cast<double>(a.size()) +
+                             spread_b * spread_b / static_cast<double>(b.size())),
+                   static_cast<double>(a.size() + b.size()) - 2, true,
+                   std::min(a.size(), b.size())};
 }
 
-// Ratio of medians b/a with its interval and test; "worse" is a ratio below 1 for IOPS and above
-// 1 for latency.
-Json ratio_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
-                bool higher_is_better, Allowance given = {}) {
-  const RatioInterval interval = bootstrap_median_ratio(a, b);
+// One metric's test, as the entry shows it and as its verdict.
+struct MetricTest {
+  Json json = Json::object();
+  Verdict verdict;
+};
+
+// The interval the verdict is decided on: the bootstrap interval of the per-second medians'
+// ratio at 1 - alpha, each half widened by what a re-run could add (in log terms the half-widths
+// add in quadrature, both being quantiles at the same level).
+RatioEstimate with_run_to_run_noise(const RatioInterval& interval, const Allowance& allowance,
+                                    double alpha) {
+  const double confidence = 1 - alpha;
+  const double center = std::log(interval.estimate);
+  const double noise = std::log(allowance.factor(alpha));
+  const double down = center - std::log(interval.low);
+  const double up = std::log(interval.high) - center;
+  const double within = (down + up) / 2 / normal_quantile(1 - alpha / 2);
+  const double per_round = (within * within + allowance.standard_error * allowance.standard_error) *
+                           static_cast<double>(allowance.rounds);
+  return {interval.estimate,
+          std::exp(center - std::hypot(down, noise)),
+          std::exp(center + std::hypot(up, noise)),
+          confidence,
+          per_round,
+          SampleUnit::kRounds,
+          allowance.rounds};
+}
+
+// Ratio of medians b/a with its interval and verdict; "worse" is a ratio below 1 for IOPS and
+// above 1 for latency. The 95 % bootstrap interval (ci95) and the rank test's p describe the
+// runs themselves; the verdict's interval adds the run-to-run noise and is the one that decides.
+MetricTest ratio_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
+                      bool higher_is_better, const Allowance& floor) {
+  const RatioInterval within = bootstrap_median_ratio(a, b);
+  const RatioInterval decided = bootstrap_median_ratio(a, b, 2000, 1 - alpha);
   const RankTest test = mann_whitney_u(a, b);
-  const double allowance =
-      given.from_rounds ? given.floor : std::max(run_to_run_allowance(a, b, alpha), given.floor);
-  Json out = Json::object();
-  if (std::isfinite(interval.estimate)) out["ratio"] = interval.estimate;
-  if (std::isfinite(interval.low) && std::isfinite(interval.high)) {
-    out["ci95"] = {interval.low, interval.high};
+  const Allowance allowance =
+      floor.from_rounds ? floor : larger(per_second_allowance(a, b), floor, alpha);
+  MetricTest out;
+  if (std::isfinite(within.estimate)) out.json["ratio"] = within.estimate;
+  if (std::isfinite(within.low) && std::isfinite(within.high)) {
+    out.json["ci95"] = {within.low, within.high};
   }
-  out["p_value"] = test.p_value;
-  out["noise_allowance"] = {1 / allowance, allowance};
-  out["noise_from"] = given.from_rounds ? "rounds" : "per-second spread";
-  const bool significant = test.p_value < alpha;
-  const bool lower = significant && interval.high < 1 && interval.estimate <= 1 - kMinimumEffect;
-  const bool higher = significant && interval.low > 1 && interval.estimate >= 1 + kMinimumEffect;
-  const bool beyond_noise = interval.estimate < 1 / allowance || interval.estimate > allowance;
-  if ((lower || higher) && beyond_noise) {
-    out["verdict"] = lower == higher_is_better ? "regression" : "improvement";
-  } else {
-    out["verdict"] = "no-significant-change";
-    if (lower || higher) out["within_run_to_run_noise"] = true;
+  out.json["p_value"] = test.p_value;
+  const double factor = allowance.factor(alpha);
+  out.json["noise_allowance"] = {1 / factor, factor};
+  out.json["noise_from"] = allowance.from_rounds ? "rounds" : "per-second spread";
+  out.verdict = decide_ratio(with_run_to_run_noise(decided, allowance, alpha), higher_is_better);
+  const bool runs_differ = decided.low > 1 || decided.high < 1;
+  if (runs_differ && out.verdict.state != VerdictState::kChanged &&
+      std::abs(std::log(decided.estimate)) > -std::log1p(-kEquivalenceMargin)) {
+    out.json["within_run_to_run_noise"] = true;
   }
+  out.verdict.write_to(out.json);
   return out;
 }
 
@@ -142,12 +187,6 @@ std::vector<JobResult> job_results(const Json& jobs) {
   }
   return out;
 }
-
-struct LatencyComparison {
-  Json json = Json::object();
-  bool worse = false;
-  bool better = false;
-};
 
 // Each round's value of the main direction's IOPS (an empty key) or of a tracked percentile of
 // its total latency; empty unless every round has it.
@@ -180,13 +219,44 @@ std::vector<double> pooled_iops_samples(const JobResult& job, const DirectionRes
 }
 
 // The allowance for one metric (an empty key: IOPS): from the rounds when both sides have them,
-// never below `floor`; else the per-second estimate above `floor`.
+// never below `floor`; else `floor`, which the per-second estimate may still raise.
 Allowance allowance_for(const JobResult& a, const JobResult& b, std::string_view key, double alpha,
-                        double floor) {
-  if (const auto rounds = rounds_allowance(round_values(a, key), round_values(b, key), alpha)) {
-    return {std::max(*rounds, floor), true};
+                        const Allowance& floor) {
+  if (const auto rounds = rounds_allowance(round_values(a, key), round_values(b, key))) {
+    Allowance out = larger(*rounds, floor, alpha);
+    out.from_rounds = true;
+    out.rounds = rounds->rounds;
+    return out;
   }
-  return {floor, false};
+  return floor;
+}
+
+// A job's verdict from its metrics': worse when its throughput or a latency percentile is (a
+// tail that grew while the IOPS held is still a regression for a database), better when one is
+// better and none worse, equivalent only when every judged metric is, else inconclusive with the
+// most samples any undecided metric needs.
+Verdict combined_verdict(const std::vector<Verdict>& metrics) {
+  const auto any = [&](auto predicate) {
+    return std::any_of(metrics.begin(), metrics.end(), predicate);
+  };
+  if (any([](const Verdict& v) { return v.regressed(); })) {
+    return Verdict::changed(ChangeDirection::kRegression, metrics.front().bounds);
+  }
+  if (any([](const Verdict& v) { return v.improved(); })) {
+    return Verdict::changed(ChangeDirection::kImprovement, metrics.front().bounds);
+  }
+  if (!any([](const Verdict& v) { return v.state != VerdictState::kEquivalent; })) {
+    return Verdict::equivalent(*metrics.front().bounds);
+  }
+  std::optional<DecidingSamples> most;
+  for (const Verdict& metric : metrics) {
+    if (metric.state != VerdictState::kInconclusive || !metric.decide) continue;
+    const DecidingSamples& decide = *metric.decide;
+    if (!most || (!most->beyond_reach && (decide.beyond_reach || decide.needed > most->needed))) {
+      most = decide;
+    }
+  }
+  return Verdict::inconclusive(most, metrics.front().bounds);
 }
 
 // Each tracked percentile's whole-run values and, with enough per-second samples, its test.
@@ -207,9 +277,14 @@ struct ThroughputChange {
 };
 inline constexpr double kMinIosBeyondPercentile = 100;
 
+struct LatencyComparison {
+  Json json = Json::object();
+  std::vector<Verdict> verdicts;  // of the percentiles judged
+};
+
 LatencyComparison compare_latency(const JobResult& job_a, const JobResult& job_b,
                                   const DirectionResult& a, const DirectionResult& b, double alpha,
-                                  double allowance_floor, ThroughputChange throughput) {
+                                  const Allowance& floor, ThroughputChange throughput) {
   LatencyComparison out;
   for (const auto& percentile : kTrackedPercentiles) {
     const auto value_a = percentile_of(a, percentile.key);
@@ -228,47 +303,49 @@ LatencyComparison compare_latency(const JobResult& job_a, const JobResult& job_b
     } else if (enough) {
       for (double& value : seconds_b)
         value *= throughput.scale;
-      Json test = ratio_test(seconds_a, seconds_b, alpha, false,
-                             allowance_for(job_a, job_b, percentile.key, alpha, allowance_floor));
-      for (const char* field : {"ci95", "p_value", "noise_allowance", "noise_from", "verdict",
-                                "within_run_to_run_noise"}) {
-        if (test.contains(field)) entry[field] = test[field];
+      MetricTest test = ratio_test(seconds_a, seconds_b, alpha, false,
+                                   allowance_for(job_a, job_b, percentile.key, alpha, floor));
+      for (auto& [field, value] : test.json.items()) {
+        if (field != "ratio") entry[field] = value;
       }
       // The verdict is about the per-second medians, which can differ from the whole run's, net
       // of the IOPS change; the median of B's values scaled is B's median scaled.
-      if (test.contains("ratio")) {
-        entry["beyond_iops_ratio"] = test["ratio"];
-        entry["per_second_ratio"] = test["ratio"].get<double>() / throughput.scale;
+      if (test.json.contains("ratio")) {
+        entry["beyond_iops_ratio"] = test.json["ratio"];
+        entry["per_second_ratio"] = test.json["ratio"].get<double>() / throughput.scale;
       }
-      out.worse = out.worse || test["verdict"] == "regression";
-      out.better = out.better || test["verdict"] == "improvement";
+      out.verdicts.push_back(test.verdict);
     }
     out.json[std::string(percentile.key)] = std::move(entry);
   }
   return out;
 }
 
-// The IOPS test's members of the job's comparison; returns its verdict.
-std::string add_iops_test(Json& out, const std::vector<double>& samples_a,
-                          const std::vector<double>& samples_b, double alpha, Allowance allowance) {
-  Json iops = ratio_test(samples_a, samples_b, alpha, true, allowance);
-  if (iops.contains("ratio")) out["iops_ratio"] = iops["ratio"];
-  if (iops.contains("ci95")) out["iops_ci95"] = iops["ci95"];
-  out["p_value"] = iops["p_value"];
-  out["iops_noise_allowance"] = iops["noise_allowance"];
-  out["iops_noise_from"] = iops["noise_from"];
-  out["iops_verdict"] = iops["verdict"];
-  if (iops.contains("within_run_to_run_noise")) {
-    const double factor = iops["noise_allowance"][1].get<double>();
+// The IOPS test's members of the job's comparison.
+Verdict add_iops_test(Json& out, const std::vector<double>& samples_a,
+                      const std::vector<double>& samples_b, double alpha,
+                      const Allowance& allowance) {
+  MetricTest iops = ratio_test(samples_a, samples_b, alpha, true, allowance);
+  const Json& test = iops.json;
+  if (test.contains("ratio")) out["iops_ratio"] = test["ratio"];
+  if (test.contains("ci95")) out["iops_ci95"] = test["ci95"];
+  if (test.contains("interval")) out["iops_interval"] = test["interval"];
+  out["p_value"] = test["p_value"];
+  out["iops_noise_allowance"] = test["noise_allowance"];
+  out["iops_noise_from"] = test["noise_from"];
+  out["iops_verdict"] = test["verdict"];
+  out["iops_state"] = test["state"];
+  if (test.contains("within_run_to_run_noise")) {
+    const double factor = test["noise_allowance"][1].get<double>();
     char reason[200];
     (void)std::snprintf(reason, sizeof reason,
                         "IOPS x%.2f is beyond these runs' per-second noise but inside x%.2f-x%.2f, "
                         "what %s says a re-run could move it",
-                        iops["ratio"].get<double>(), 1 / factor, factor,
+                        test["ratio"].get<double>(), 1 / factor, factor,
                         allowance.from_rounds ? "the spread between rounds" : "the runs' spread");
     out["reason"] = reason;
   }
-  return iops["verdict"].get<std::string>();
+  return iops.verdict;
 }
 
 // "read" or "write": the direction that carried the job's I/O; empty when neither did.
@@ -278,13 +355,21 @@ std::string main_direction_name(const JobResult& job) {
   return job.read && main == &*job.read ? "read" : "write";
 }
 
-Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread run, Boots boots) {
+// An entry that could not be compared, with why and what would let it be.
+JobComparison not_compared(const JobResult& job, Json entry, std::string reason,
+                           std::optional<DecidingSamples> decide = std::nullopt) {
+  Verdict verdict = Verdict::inconclusive(decide);
+  verdict.write_to(entry);
+  entry["reason"] = std::move(reason);
+  return {job.facts(), std::move(entry), verdict};
+}
+
+JobComparison compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread run,
+                          Boots boots) {
   Json out = b.header_json();
   const std::string direction = main_direction_name(b);
   if (direction.empty() || main_direction_name(a) != direction) {
-    out["verdict"] = "insufficient-samples";
-    out["reason"] = "the job completed no I/O on one side";
-    return out;
+    return not_compared(b, std::move(out), "the job completed no I/O on one side");
   }
   out["direction"] = direction;
   const DirectionResult& stats_a = *a.main_direction();
@@ -309,37 +394,41 @@ Json compare_job(const JobResult& a, const JobResult& b, double alpha, RunSpread
   // stayed inside its allowance. So the IOPS allowance is the latency's floor too.
   // With rounds on both sides, the spread between them is the run-to-run noise itself; across
   // boots, never below the per-second estimate (Boots).
-  const Allowance rounds = enough ? allowance_for(a, b, "", alpha, 1) : Allowance{};
-  const double per_second = run_to_run_allowance(samples_a, samples_b, alpha, run);
+  const Allowance rounds = enough ? allowance_for(a, b, "", alpha, Allowance{}) : Allowance{};
+  const Allowance per_second = per_second_allowance(samples_a, samples_b, run);
   const bool rounds_suffice =
-      rounds.from_rounds && (boots == Boots::kSame || rounds.floor >= per_second);
-  const Allowance iops_allowance =
-      rounds_suffice || !enough ? rounds : Allowance{per_second, false};
+      rounds.from_rounds &&
+      (boots == Boots::kSame || rounds.factor(alpha) >= per_second.factor(alpha));
+  Allowance iops_allowance = rounds_suffice || !enough ? rounds : per_second;
+  iops_allowance.rounds = rounds.rounds;
   const double median_a = samples_a.empty() ? 0 : median(samples_a);
   const double median_b = samples_b.empty() ? 0 : median(samples_b);
   ThroughputChange throughput;
   if (median_a > 0 && median_b > 0)
     throughput = {median_b / median_a, std::min(median_a, median_b)};
   LatencyComparison latency =
-      compare_latency(a, b, stats_a, stats_b, alpha, iops_allowance.floor, throughput);
+      compare_latency(a, b, stats_a, stats_b, alpha, iops_allowance, throughput);
   out["latency"] = std::move(latency.json);
   if (!enough) {
-    out["verdict"] = "insufficient-samples";
-    out["reason"] = std::to_string(samples_a.size()) + " and " + std::to_string(samples_b.size()) +
-                    " per-second samples cannot reach p < alpha; run the probe longer";
-    return out;
+    const std::size_t now = std::min(samples_a.size(), samples_b.size());
+    return not_compared(b, std::move(out),
+                        std::to_string(samples_a.size()) + " and " +
+                            std::to_string(samples_b.size()) +
+                            " per-second samples cannot reach p < alpha; run the probe longer",
+                        DecidingSamples{SampleUnit::kSeconds, now, seconds_to_reach(alpha), false});
   }
-  const std::string iops_verdict = add_iops_test(out, samples_a, samples_b, alpha, iops_allowance);
-  // A job regressed when its throughput or a latency percentile did; a tail that grew while the
-  // IOPS held is still a regression for a database.
-  if (iops_verdict == "regression" || latency.worse) {
-    out["verdict"] = "regression";
-  } else if (iops_verdict == "improvement" || latency.better) {
-    out["verdict"] = "improvement";
-  } else {
-    out["verdict"] = "no-significant-change";
-  }
-  return out;
+  std::vector<Verdict> metrics = {add_iops_test(out, samples_a, samples_b, alpha, iops_allowance)};
+  metrics.insert(metrics.end(), latency.verdicts.begin(), latency.verdicts.end());
+  const Verdict verdict = combined_verdict(metrics);
+  verdict.write_to(out);
+  return {b.facts(), std::move(out), verdict};
+}
+
+JobComparison only_in(const JobResult& job, Presence side) {
+  Json entry = job.header_json();
+  const Verdict verdict = Verdict::only_in(side);
+  verdict.write_to(entry);
+  return {job.facts(), std::move(entry), verdict};
 }
 
 // The median per-second spread of the jobs that ran; 0 when none has two samples.
@@ -387,24 +476,18 @@ ProbeComparison compare_probes(const Json* a, const Json* b, double alpha, Boots
     seen[job.name] = true;
     const auto other = by_name_a.find(job.name);
     if (other == by_name_a.end()) {
-      Json only = job.header_json();
-      only["verdict"] = "only-in-b";
-      out.jobs.push_back({job.facts(), std::move(only)});
+      out.jobs.push_back(only_in(job, Presence::kOnlyInB));
     } else if (job.status_or_ok() != "ok" || other->second->status_or_ok() != "ok") {
-      Json failed = job.header_json();
-      failed["verdict"] = "insufficient-samples";
-      failed["reason"] = "the job did not run on both sides (status " +
-                         other->second->status_or_ok() + " → " + job.status_or_ok() + ")";
-      out.jobs.push_back({job.facts(), std::move(failed)});
+      out.jobs.push_back(not_compared(job, job.header_json(),
+                                      "the job did not run on both sides (status " +
+                                          other->second->status_or_ok() + " → " +
+                                          job.status_or_ok() + ")"));
     } else {
-      out.jobs.push_back({job.facts(), compare_job(*other->second, job, alpha, spread, boots)});
+      out.jobs.push_back(compare_job(*other->second, job, alpha, spread, boots));
     }
   }
   for (const auto& job : results_a) {
-    if (seen.count(job.name) != 0) continue;
-    Json only = job.header_json();
-    only["verdict"] = "only-in-a";
-    out.jobs.push_back({job.facts(), std::move(only)});
+    if (seen.count(job.name) == 0) out.jobs.push_back(only_in(job, Presence::kOnlyInA));
   }
   out.summary = {{"alpha", alpha}, {"run_spread", {{"a", spread.a}, {"b", spread.b}}}};
   return out;
@@ -475,36 +558,46 @@ double run_to_run_variance(const SideValues& side, std::string_view key) {
   return side.entries.empty() ? 0 : sum / static_cast<double>(side.entries.size());
 }
 
-// The test of one metric across snapshots: ratio of geometric means b/a, its interval, p and
-// verdict ("worse" is lower IOPS or higher latency).
-Json snapshot_test(const SideValues& side_a, const SideValues& side_b, std::string_view key,
-                   double alpha, bool higher_is_better) {
+// The test of one metric across snapshots: ratio of geometric means b/a, its interval at
+// 1 - alpha (the 95 % one as ci95, for the runs themselves), p and verdict ("worse" is lower IOPS
+// or higher latency). The noise of one snapshot is the larger of what the side's spread shows
+// and what each snapshot's own runs show, so the samples that would decide it are counted in
+// snapshots (hosts, for a fleet).
+MetricTest snapshot_test(const SideValues& side_a, const SideValues& side_b, std::string_view key,
+                         double alpha, bool higher_is_better, SampleUnit unit) {
   const auto a = log_values(side_a, key);
   const auto b = log_values(side_b, key);
   const VarianceFloor floor{run_to_run_variance(side_a, key), run_to_run_variance(side_b, key)};
-  const MeanDifference test = welch_t_test(a, b, 0.95, floor);
-  Json out = {{"samples", {{"a", a.size()}, {"b", b.size()}}}, {"p_value", test.p_value}};
-  out["run_to_run_cv"] = {{"a", std::sqrt(floor.a)}, {"b", std::sqrt(floor.b)}};
-  if (std::isfinite(test.difference)) out["ratio"] = std::exp(test.difference);
-  if (std::isfinite(test.low) && std::isfinite(test.high)) {
-    out["ci95"] = {std::exp(test.low), std::exp(test.high)};
+  const MeanDifference shown = welch_t_test(a, b, 0.95, floor);
+  const MeanDifference decided = welch_t_test(a, b, 1 - alpha, floor);
+  MetricTest out;
+  out.json = {{"samples", {{"a", a.size()}, {"b", b.size()}}}, {"p_value", shown.p_value}};
+  out.json["run_to_run_cv"] = {{"a", std::sqrt(floor.a)}, {"b", std::sqrt(floor.b)}};
+  if (std::isfinite(shown.difference)) out.json["ratio"] = std::exp(shown.difference);
+  if (std::isfinite(shown.low) && std::isfinite(shown.high)) {
+    out.json["ci95"] = {std::exp(shown.low), std::exp(shown.high)};
   }
-  const double ratio = std::exp(test.difference);
-  const bool significant = test.p_value < alpha;
-  const bool lower = significant && ratio <= 1 - kMinimumEffect;
-  const bool higher = significant && ratio >= 1 + kMinimumEffect;
-  if (!std::isfinite(test.difference)) {
-    out["verdict"] = "insufficient-samples";
-  } else if (lower || higher) {
-    out["verdict"] = lower == higher_is_better ? "regression" : "improvement";
+  const std::size_t now = std::min(a.size(), b.size());
+  double unit_variance = floor.a + floor.b;
+  if (std::isfinite(decided.difference) && decided.high > decided.low) {
+    const double half = (decided.high - decided.low) / 2;
+    const double error = half / student_t_quantile(1 - alpha / 2, std::max(decided.df, 1.0));
+    unit_variance = std::max(unit_variance, error * error * static_cast<double>(now));
+  }
+  if (!std::isfinite(decided.difference)) {
+    out.verdict = Verdict::inconclusive(
+        samples_to_decide(1, unit_variance, unit, now, 1 - alpha, kEquivalenceMargin));
   } else {
-    out["verdict"] = "no-significant-change";
+    out.verdict = decide_ratio({std::exp(decided.difference), std::exp(decided.low),
+                                std::exp(decided.high), 1 - alpha, unit_variance, unit, now},
+                               higher_is_better);
   }
+  out.verdict.write_to(out.json);
   return out;
 }
 
-Json compare_job_sets(const std::string& name, const SideValues& a, const SideValues& b,
-                      const std::string& direction, double alpha) {
+JobComparison compare_job_sets(const std::string& name, const SideValues& a, const SideValues& b,
+                               const std::string& direction, double alpha, SampleUnit unit) {
   Json out = b.entries.front()->header_json();
   out["direction"] = direction;
   out["unit"] = "snapshot";
@@ -527,44 +620,37 @@ Json compare_job_sets(const std::string& name, const SideValues& a, const SideVa
       sum += value;
     out[label] = {{"iops", std::exp(sum / static_cast<double>(logs.size()))}};
   }
-  const Json iops = snapshot_test(a, b, "", alpha, true);
+  const MetricTest iops = snapshot_test(a, b, "", alpha, true, unit);
   for (const auto& [from, to] :
        {std::pair{"ratio", "iops_ratio"}, std::pair{"ci95", "iops_ci95"},
-        std::pair{"p_value", "p_value"}, std::pair{"run_to_run_cv", "iops_run_to_run_cv"},
-        std::pair{"verdict", "iops_verdict"}}) {
-    if (iops.contains(from)) out[to] = iops[from];
+        std::pair{"interval", "iops_interval"}, std::pair{"p_value", "p_value"},
+        std::pair{"run_to_run_cv", "iops_run_to_run_cv"}, std::pair{"verdict", "iops_verdict"},
+        std::pair{"state", "iops_state"}}) {
+    if (iops.json.contains(from)) out[to] = iops.json[from];
   }
-  bool worse = false;
-  bool better = false;
+  std::vector<Verdict> metrics = {iops.verdict};
   Json latency = Json::object();
   for (const auto& percentile : kTrackedPercentiles) {
     if (log_values(a, percentile.key).empty() || log_values(b, percentile.key).empty()) continue;
-    Json test = snapshot_test(a, b, percentile.key, alpha, false);
-    worse = worse || test["verdict"] == "regression";
-    better = better || test["verdict"] == "improvement";
-    latency[std::string(percentile.key)] = std::move(test);
+    MetricTest test = snapshot_test(a, b, percentile.key, alpha, false, unit);
+    metrics.push_back(test.verdict);
+    latency[std::string(percentile.key)] = std::move(test.json);
   }
   out["latency"] = std::move(latency);
-  const std::string verdict = iops["verdict"].get<std::string>();
-  if (verdict == "insufficient-samples") {
-    out["verdict"] = verdict;
-    out["reason"] = name +
-                    " ran on one snapshot a side: the spread between snapshots needs two "
-                    "on at least one side";
-  } else if (verdict == "regression" || worse) {
-    out["verdict"] = "regression";
-  } else if (verdict == "improvement" || better) {
-    out["verdict"] = "improvement";
-  } else {
-    out["verdict"] = "no-significant-change";
+  const Verdict verdict = iops.verdict.bounds ? combined_verdict(metrics) : iops.verdict;
+  verdict.write_to(out);
+  if (!iops.verdict.bounds) {
+    out["reason"] = name + " ran on one " + (unit == SampleUnit::kHosts ? "host" : "snapshot") +
+                    " a side: the spread between them needs two on at least one side";
   }
-  return out;
+  return {b.entries.front()->facts(), std::move(out), verdict};
 }
 
 }  // namespace
 
 ProbeComparison compare_probe_sets(const std::vector<const Json*>& a,
-                                   const std::vector<const Json*>& b, double alpha) {
+                                   const std::vector<const Json*>& b, double alpha,
+                                   SampleUnit unit) {
   if (a.size() == 1 && b.size() == 1) return compare_probes(a.front(), b.front(), alpha);
   std::vector<std::vector<JobResult>> results_a;
   std::vector<std::vector<JobResult>> results_b;
@@ -595,17 +681,15 @@ ProbeComparison compare_probe_sets(const std::vector<const Json*>& a,
     const std::string direction = main_direction_name(*any);
     const SideValues side_a = side_values(by_name_a, name, direction);
     const SideValues side_b = side_values(by_name_b, name, direction);
-    if (side_a.entries.empty() || side_b.entries.empty()) {
-      Json only = any->header_json();
-      only["verdict"] = side_a.entries.empty() == side_b.entries.empty() ? "insufficient-samples"
-                        : side_a.entries.empty()                         ? "only-in-b"
-                                                                         : "only-in-a";
-      only["reason"] = "the job did not run on a side's snapshots";
-      out.jobs.push_back({any->facts(), std::move(only)});
-      continue;
+    if (side_a.entries.empty() && side_b.entries.empty()) {
+      out.jobs.push_back(
+          not_compared(*any, any->header_json(), "the job did not run on a side's snapshots"));
+    } else if (side_a.entries.empty() || side_b.entries.empty()) {
+      out.jobs.push_back(
+          only_in(*any, side_a.entries.empty() ? Presence::kOnlyInB : Presence::kOnlyInA));
+    } else {
+      out.jobs.push_back(compare_job_sets(name, side_a, side_b, direction, alpha, unit));
     }
-    out.jobs.push_back({side_b.entries.front()->facts(),
-                        compare_job_sets(name, side_a, side_b, direction, alpha)});
   }
   out.summary = {
       {"alpha", alpha}, {"unit", "snapshot"}, {"snapshots", {{"a", a.size()}, {"b", b.size()}}}};

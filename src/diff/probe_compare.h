@@ -1,25 +1,25 @@
 #pragma once
 // probe.regression's numbers: each job present in both snapshots, matched by name, compared on
-// its per-second IOPS samples: ratio of medians with a bootstrap 95 % confidence interval and a
-// two-sided Mann–Whitney U test. A job is a regression only when the test rejects at alpha, the
-// interval lies wholly below 1, the median moved by at least kMinimumEffect and by more than the
-// runs' own spread says a re-run could move it (the run-to-run allowance); "no significant
-// change" and "too few samples to tell" are verdicts of their own.
+// its per-second IOPS samples and latency percentiles: ratio of medians with a bootstrap interval
+// at 1 - alpha, widened by what the runs' own spread says a re-run could move it (the run-to-run
+// allowance, from rounds when both sides have them), judged three ways by diff/three_way.h:
+// changed, equivalent within kEquivalenceMargin, or inconclusive with the rounds (or seconds) a
+// side that would decide it. The rank test's p and the 95 % bootstrap interval describe the runs
+// themselves and are reported beside it.
 
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "diff/three_way.h"
 #include "model/job_result.h"
+#include "model/verdict.h"
 #include "snapshot/snapshot.h"
 
 namespace kdrift {
 
 inline constexpr double kDefaultAlpha = 0.01;
-// Below this a change is not worth a finding even when it is statistically real (a 2 % drift on
-// a 60-sample run is significant and irrelevant).
-inline constexpr double kMinimumEffect = 0.05;
 
 // Whether the two snapshots were taken in one boot. Rounds inside a boot show how far a re-run
 // moves; they cannot show how far a re-boot moves (memory layout, an emulator's placement), which
@@ -33,6 +33,7 @@ enum class Boots { kSame, kDifferent };
 struct JobComparison {
   JobFacts job;
   Json entry;
+  Verdict verdict;  // as the entry's verdict members say it
 };
 
 // The report's "probe" member as built: the comparison's own members, its jobs, or why there is
@@ -57,8 +58,11 @@ inline constexpr std::size_t kMaxSnapshotsPerSide = 16;
 // The same member for several snapshots a side (boots or hosts as samples; null entries are
 // snapshots without a probe): each job is compared with its snapshots as the unit, one value
 // per snapshot (its entry's main-direction IOPS and latency percentiles), by Welch's t test on
-// log values, so the spread between boots is the noise. One snapshot a side is compare_probes.
+// log values, so the spread between boots is the noise; an inconclusive job counts the samples
+// that would decide it in `unit` (snapshots, or a fleet's hosts). One snapshot a side is
+// compare_probes.
 ProbeComparison compare_probe_sets(const std::vector<const Json*>& a,
-                                   const std::vector<const Json*>& b, double alpha = kDefaultAlpha);
+                                   const std::vector<const Json*>& b, double alpha = kDefaultAlpha,
+                                   SampleUnit unit = SampleUnit::kSnapshots);
 
 }  // namespace kdrift

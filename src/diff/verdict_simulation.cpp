@@ -89,12 +89,12 @@ VerdictRates simulate_verdicts(const VerdictSetting& setting) {
       b.push_back(&probes_b[index]);
     }
     const ProbeComparison compared = compare_probe_sets(a, b);
-    const std::string verdict =
-        compared.jobs.empty() ? "" : compared.jobs.front().entry.value("verdict", "");
+    const Verdict verdict = compared.jobs.empty() ? Verdict{} : compared.jobs.front().verdict;
     ++rates.trials;
-    rates.regressions += verdict == "regression" ? 1 : 0;
-    rates.improvements += verdict == "improvement" ? 1 : 0;
-    rates.insufficient += verdict == "insufficient-samples" ? 1 : 0;
+    rates.regressions += verdict.regressed() ? 1 : 0;
+    rates.improvements += verdict.improved() ? 1 : 0;
+    rates.equivalent += verdict.state == VerdictState::kEquivalent ? 1 : 0;
+    rates.inconclusive += verdict.state == VerdictState::kInconclusive ? 1 : 0;
   }
   return rates;
 }

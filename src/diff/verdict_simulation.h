@@ -32,7 +32,8 @@ struct VerdictRates {
   int trials = 0;
   int regressions = 0;
   int improvements = 0;
-  int insufficient = 0;  // too few samples for any verdict
+  int equivalent = 0;
+  int inconclusive = 0;
 };
 
 VerdictRates simulate_verdicts(const VerdictSetting& setting);

@@ -63,23 +63,50 @@ Side read_side(const std::vector<std::size_t>& members, std::vector<FleetInput>&
   return side;
 }
 
-bool differs(std::size_t with_candidate, std::size_t candidates, std::size_t with_reference,
-             std::size_t references, double& p_value) {
-  p_value = fisher_exact_two_sided(with_candidate, candidates, with_reference, references);
+// The smallest groups (equal sizes) whose clean split Fisher's exact test could call at alpha.
+std::size_t hosts_for_clean_split(double alpha) {
+  std::size_t n = 1;
+  while (n < kMaxDecidingSamples && fisher_exact_two_sided(n, n, 0, n) >= alpha)
+    ++n;
+  return n;
+}
+
+// How many hosts of each group have a finding or a fact's value, judged three ways: changed when
+// Fisher's exact test rejects at kGroupAlpha; equivalent when every host of both groups has it;
+// else inconclusive. Settings are not noise, but a group of hosts stands for the hosts it would
+// hold: three canaries that all differ from three controls could be chance (p 0.1), and a clean
+// split says how many hosts a group would let the test call it.
+Verdict count_verdict(std::size_t with_candidate, std::size_t candidates,
+                      std::size_t with_reference, std::size_t references, double p_value) {
+  if (candidates == 0 || references == 0) return Verdict::inconclusive();
+  if (p_value < kGroupAlpha) {
+    const bool more_candidates = with_candidate * references > with_reference * candidates;
+    return Verdict::changed(more_candidates ? ChangeDirection::kRegression
+                                            : ChangeDirection::kImprovement);
+  }
+  if (with_candidate == candidates && with_reference == references) {
+    return Verdict::equivalent({1, 1, 1, 1 - kGroupAlpha});
+  }
   const bool clean_split = (with_candidate == candidates && with_reference == 0) ||
                            (with_candidate == 0 && with_reference == references);
-  return candidates > 0 && references > 0 && (clean_split || p_value < kGroupAlpha);
+  if (!clean_split) return Verdict::inconclusive();
+  const std::size_t needed = hosts_for_clean_split(kGroupAlpha);
+  return Verdict::inconclusive(DecidingSamples{SampleUnit::kHosts, std::min(candidates, references),
+                                               needed, needed >= kMaxDecidingSamples});
 }
 
 Json count_row(std::size_t with_candidate, const Side& candidate, std::size_t with_reference,
                const Side& reference) {
-  double p_value = 1;
-  const bool split =
-      differs(with_candidate, candidate.hosts, with_reference, reference.hosts, p_value);
-  return {{"candidate_hosts", with_candidate},
-          {"reference_hosts", with_reference},
-          {"p_value", p_value},
-          {"differs", split}};
+  const double p_value =
+      fisher_exact_two_sided(with_candidate, candidate.hosts, with_reference, reference.hosts);
+  const Verdict verdict =
+      count_verdict(with_candidate, candidate.hosts, with_reference, reference.hosts, p_value);
+  Json row = {{"candidate_hosts", with_candidate},
+              {"reference_hosts", with_reference},
+              {"p_value", p_value},
+              {"differs", verdict.state == VerdictState::kChanged}};
+  verdict.write_to(row);
+  return row;
 }
 
 Json findings_rows(const Side& candidate, const Side& reference) {
@@ -122,7 +149,9 @@ Json fact_rows(const Side& candidate, const Side& reference) {
       return found == side.facts.end() ? std::size_t{0} : found->second;
     };
     Json row = count_row(in(candidate), candidate, in(reference), reference);
-    if (!row["differs"].get<bool>()) continue;
+    // A value that differs, or may (a clean split too small to call, listed as what it is).
+    const Verdict verdict = Verdict::from_json(row);
+    if (verdict.state != VerdictState::kChanged && !verdict.decide) continue;
     row["fact"] = key.first;
     row["value"] = key.second;
     rows.push_back(std::move(row));
@@ -189,7 +218,9 @@ Json compare_groups(const GroupSelection& selection, std::vector<FleetInput>& in
     unreadable.push_back(entry);
   Json probe = probes_candidate.empty() || probes_reference.empty()
                    ? Json{{"unavailable", "a group has no readable snapshot"}}
-                   : compare_probe_sets(probes_reference, probes_candidate).to_json();
+                   : compare_probe_sets(probes_reference, probes_candidate, kDefaultAlpha,
+                                        SampleUnit::kHosts)
+                         .to_json();
   return {{"candidate", {{"name", selection.candidate}, {"hosts", candidate.hosts}}},
           {"reference", {{"name", selection.reference}, {"hosts", reference.hosts}}},
           {"alpha", kGroupAlpha},
@@ -204,18 +235,11 @@ bool comparison_regressed(const Json& fleet) {
   if (comparison == nullptr) return false;
   for (const Json& row : array_at(*comparison, {"findings"})) {
     const std::string severity = text_member(row, "severity");
-    if (!at(row, {"differs"}) || !row["differs"].is_boolean() || !row["differs"].get<bool>())
-      continue;
     if (severity != "warning" && severity != "critical") continue;
-    if (count_member(row, "candidate_hosts").value_or(0) *
-            count_at(*comparison, {"reference", "hosts"}).value_or(0) >
-        count_member(row, "reference_hosts").value_or(0) *
-            count_at(*comparison, {"candidate", "hosts"}).value_or(0)) {
-      return true;
-    }
+    if (Verdict::from_json(row).regressed()) return true;
   }
   for (const Json& job : array_at(*comparison, {"probe", "jobs"})) {
-    if (text_member(job, "verdict") == "regression") return true;
+    if (Verdict::from_json(job).regressed()) return true;
   }
   return false;
 }

@@ -5,6 +5,7 @@
 
 #include "report/svg_chart.h"
 #include "report/text_table.h"
+#include "report/verdict_text.h"
 
 namespace kdrift {
 namespace {
@@ -56,21 +57,33 @@ std::string outlier_row(const Json& outlier) {
   return row + "</ul></td><td>" + esc(outlier, {"reference"}) + "</td></tr>\n";
 }
 
+// The outliers, then the rest of the fleet in its own table, a row per fingerprint group: what
+// its hosts share is not a difference, so it does not stand under "differs from its peers in".
 std::string outliers_table(const Json& fleet) {
-  std::string html =
-      "<h2>Hosts: outliers first</h2>\n<table><tr><th>#</th><th>host</th>"
-      "<th>severity</th><th>differs from its peers in</th><th>findings against the "
-      "reference</th><th>reference</th></tr>\n";
-  for (const Json& outlier : array_at(fleet, {"outliers"}))
-    html += outlier_row(outlier);
-  // Then the rest of the fleet, a row per fingerprint group: hosts that deviate in nothing.
-  for (const Json& group : array_at(fleet, {"groups"})) {
+  std::string html = "<h2>Hosts: outliers first</h2>\n";
+  const Json& outliers = array_at(fleet, {"outliers"});
+  if (outliers.empty()) {
+    html += "<p>No outlier: every host holds its peers' majority on every fact.</p>\n";
+  } else {
+    html +=
+        "<table><tr><th>#</th><th>host</th><th>severity</th><th>differs from its peers "
+        "in</th><th>findings against the reference</th><th>reference</th></tr>\n";
+    for (const Json& outlier : outliers)
+      html += outlier_row(outlier);
+    html += "</table>\n";
+  }
+  const Json& groups = array_at(fleet, {"groups"});
+  if (groups.empty()) return html;
+  html +=
+      "<h3>Fingerprint groups (hosts that agree on every fact)</h3>\n<table><tr><th>group</th>"
+      "<th>hosts</th><th>kernel</th><th>hardware</th></tr>\n";
+  for (const Json& group : groups) {
     std::string examples;
     for (const Json& host : array_at(group, {"examples"}))
       examples += xml_escape(raw_text_of(&host)) + " ";
-    html += "<tr><td></td><td>" + esc(group, {"id"}) + ": " + count(group, {"hosts"}) +
-            " hosts<br><small>" + examples + "</small></td><td></td><td colspan=\"2\">kernel " +
-            esc(group, {"kernel"}) + "; " + esc(group, {"hardware"}) + "</td><td></td></tr>\n";
+    html += "<tr><td>" + esc(group, {"id"}) + "</td><td>" + count(group, {"hosts"}) +
+            "<br><small>" + examples + "</small></td><td>" + esc(group, {"kernel"}) + "</td><td>" +
+            esc(group, {"hardware"}) + "</td></tr>\n";
   }
   return html + "</table>\n";
 }
@@ -108,6 +121,36 @@ std::string probe_charts(const Json& fleet) {
   return html + "</div>\n";
 }
 
+// A row's verdict, and under it what would decide an inconclusive one.
+std::string verdict_cell(const Json& row) {
+  const Verdict verdict = Verdict::from_json(row);
+  std::string cell = "<td>" + xml_escape(verdict_token(verdict));
+  if (const std::string deciding = deciding_text(verdict); !deciding.empty()) {
+    cell += "<br><small>" + xml_escape(deciding) + "</small>";
+  }
+  return cell + "</td>";
+}
+
+std::string probe_jobs_table(const Json& compared) {
+  const Json& jobs = array_at(compared, {"probe", "jobs"});
+  if (jobs.empty()) {
+    return "<p>Probe jobs: " +
+           xml_escape(text_at(compared, {"probe", "unavailable"}, "no job ran in both groups")) +
+           ".</p>\n";
+  }
+  std::string html =
+      "<table><tr><th>probe job</th><th>IOPS ratio</th><th>" +
+      xml_escape(interval_heading(1 - number_at(compared, {"probe", "alpha"}).value_or(0.01))) +
+      "</th><th>verdict</th></tr>\n";
+  for (const Json& job : jobs) {
+    html += "<tr><td>" + esc(job, {"name"}) + "</td><td>" +
+            fixed(number_at(job, {"iops_ratio"}).value_or(0), 2) + "</td><td>" +
+            xml_escape(bounds_text(Verdict::from_json(job))) + "</td>" + verdict_cell(job) +
+            "</tr>\n";
+  }
+  return html + "</table>\n";
+}
+
 std::string comparison_section(const Json& fleet) {
   const Json* compared = object_at(fleet, {"comparison"});
   if (compared == nullptr) return "";
@@ -117,31 +160,24 @@ std::string comparison_section(const Json& fleet) {
                      " hosts) against " + reference + " (" +
                      count(*compared, {"reference", "hosts"}) +
                      " hosts)</h2>\n<table><tr><th>finding</th><th>severity</th><th>" + candidate +
-                     "</th><th>" + reference + "</th><th>p</th><th>differs</th></tr>\n";
+                     "</th><th>" + reference + "</th><th>p</th><th>verdict</th></tr>\n";
   for (const Json& row : array_at(*compared, {"findings"})) {
     html += "<tr><td><code>" + esc(row, {"id"}) + "</code> " + esc(row, {"title"}) + "</td><td>" +
             esc(row, {"severity"}) + "</td><td>" + count(row, {"candidate_hosts"}) + "</td><td>" +
             count(row, {"reference_hosts"}) + "</td><td>" +
-            fixed(number_at(row, {"p_value"}).value_or(1), 3) + "</td><td>" +
-            esc(row, {"differs"}) + "</td></tr>\n";
+            fixed(number_at(row, {"p_value"}).value_or(1), 3) + "</td>" + verdict_cell(row) +
+            "</tr>\n";
   }
   html += "</table>\n<table><tr><th>setting</th><th>value</th><th>" + candidate + "</th><th>" +
-          reference + "</th></tr>\n";
+          reference + "</th><th>p</th><th>verdict</th></tr>\n";
   for (const Json& row : array_at(*compared, {"facts"})) {
     html += "<tr><td><code>" + esc(row, {"fact"}) + "</code></td><td>" + esc(row, {"value"}) +
             "</td><td>" + count(row, {"candidate_hosts"}) + "</td><td>" +
-            count(row, {"reference_hosts"}) + "</td></tr>\n";
+            count(row, {"reference_hosts"}) + "</td><td>" +
+            fixed(number_at(row, {"p_value"}).value_or(1), 3) + "</td>" + verdict_cell(row) +
+            "</tr>\n";
   }
-  html +=
-      "</table>\n<table><tr><th>probe job</th><th>IOPS "
-      "ratio</th><th>ci95</th><th>verdict</th></tr>\n";
-  for (const Json& job : array_at(*compared, {"probe", "jobs"})) {
-    html += "<tr><td>" + esc(job, {"name"}) + "</td><td>" +
-            fixed(number_at(job, {"iops_ratio"}).value_or(0), 2) + "</td><td>" +
-            xml_escape(interval_text(at(job, {"iops_ci95"}))) + "</td><td>" +
-            esc(job, {"verdict"}) + "</td></tr>\n";
-  }
-  return html + "</table>\n";
+  return html + "</table>\n" + probe_jobs_table(*compared);
 }
 
 std::string splits_section(const Json& fleet) {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "report/text_table.h"
+#include "report/verdict_text.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -124,34 +125,49 @@ void comparison(const Json& fleet, std::ostream& out) {
   out << "\n"
       << candidate << " (" << count_of(*compared, {"candidate", "hosts"}) << " hosts) against "
       << reference << " (" << count_of(*compared, {"reference", "hosts"}) << " hosts):\n";
-  Table findings({"finding", "severity", candidate, reference, "p", "differs"});
+  std::vector<std::string> undecided;
+  const auto note = [&](const std::string& what, const Verdict& verdict) {
+    if (const std::string deciding = deciding_text(verdict); !deciding.empty())
+      undecided.push_back(what + ": inconclusive: " + deciding);
+  };
+  Table findings({"finding", "severity", candidate, reference, "p", "verdict"});
   for (const Json& row : array_at(*compared, {"findings"})) {
+    const Verdict verdict = Verdict::from_json(row);
     findings.add({text_at(row, {"id"}), text_at(row, {"severity"}),
                   count_of(row, {"candidate_hosts"}), count_of(row, {"reference_hosts"}),
-                  fixed(number_at(row, {"p_value"}).value_or(1), 3), text_at(row, {"differs"})});
+                  fixed(number_at(row, {"p_value"}).value_or(1), 3), verdict_token(verdict)});
+    note(text_at(row, {"id"}), verdict);
   }
   if (!findings.empty()) findings.render(out);
-  Table facts({"setting", "value", candidate, reference, "p"});
+  Table facts({"setting", "value", candidate, reference, "p", "verdict"});
   for (const Json& row : array_at(*compared, {"facts"})) {
+    const Verdict verdict = Verdict::from_json(row);
     facts.add({text_at(row, {"fact"}), text_at(row, {"value"}), count_of(row, {"candidate_hosts"}),
                count_of(row, {"reference_hosts"}),
-               fixed(number_at(row, {"p_value"}).value_or(1), 3)});
+               fixed(number_at(row, {"p_value"}).value_or(1), 3), verdict_token(verdict)});
+    note(text_at(row, {"fact"}) + " = " + text_at(row, {"value"}), verdict);
   }
-  out << "\nSettings that differ between the groups:\n";
+  out << "\nSettings that differ, or may, between the groups:\n";
   if (facts.empty())
     out << "  none\n";
   else
     facts.render(out);
-  Table jobs({"job", "IOPS ratio", "ci95", "verdict"});
+  Table jobs({"job", "IOPS ratio",
+              interval_heading(1 - number_at(*compared, {"probe", "alpha"}).value_or(0.01)),
+              "verdict"});
   for (const Json& job : array_at(*compared, {"probe", "jobs"})) {
+    const Verdict verdict = Verdict::from_json(job);
     jobs.add({text_at(job, {"name"}), fixed(number_at(job, {"iops_ratio"}).value_or(0), 2),
-              interval_text(at(job, {"iops_ci95"})), text_at(job, {"verdict"})});
+              bounds_text(verdict), verdict_token(verdict)});
+    note(text_at(job, {"name"}), verdict);
   }
   out << "\nProbe jobs (" << candidate << " over " << reference << ", hosts as samples):\n";
   if (jobs.empty())
     out << "  " << text_at(*compared, {"probe", "unavailable"}, "no job in both groups") << "\n";
   else
     jobs.render(out);
+  for (const std::string& line : undecided)
+    out << "  " << line << "\n";
 }
 
 }  // namespace

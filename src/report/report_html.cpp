@@ -14,6 +14,7 @@
 #include "model/percentile_set.h"
 #include "report/svg_chart.h"
 #include "report/text_table.h"
+#include "report/verdict_text.h"
 #include "snapshot/json_access.h"
 #include "util/units.h"
 
@@ -80,6 +81,7 @@ svg.chart { display: block; max-width: 100%; height: auto; }
 .v-regression { background: #fde2e1; color: #9b1c1c; }
 .v-improvement { background: #dcf5e3; color: #1f6f3a; }
 .v-neutral { background: #eef1f4; color: #3b4452; }
+.v-inconclusive { background: #fff4d6; color: #7a5200; }
 footer { margin-top: 36px; font-size: 12px; color: #5b6573; }
 )";
 
@@ -124,9 +126,10 @@ std::string severity_class(const std::string& severity) {
   return "sev-other";
 }
 
-std::string verdict_class(const std::string& verdict) {
-  if (verdict == "regression") return "v-regression";
-  if (verdict == "improvement") return "v-improvement";
+std::string verdict_class(const Verdict& verdict) {
+  if (verdict.regressed()) return "v-regression";
+  if (verdict.improved()) return "v-improvement";
+  if (verdict.compared() && verdict.state == VerdictState::kInconclusive) return "v-inconclusive";
   return "v-neutral";
 }
 
@@ -366,13 +369,15 @@ class HtmlReport {
     if (const auto exit = number_at(*status, {"exit_status"})) {
       out_ += "<span class=\"badge exit\">exit status " + fixed(*exit, 0) + "</span>\n";
     }
-    for (const char* counter : {"critical", "warning", "info", "regressions"}) {
+    for (const char* counter : {"critical", "warning", "info", "regressions", "inconclusive"}) {
       const auto count = number_at(*status, {counter});
       if (!count) continue;
       std::string style = "zero";
       if (*count > 0) {
-        style =
-            std::string_view(counter) == "regressions" ? "v-regression" : severity_class(counter);
+        const std::string_view name = counter;
+        style = name == "regressions"    ? "v-regression"
+                : name == "inconclusive" ? "v-inconclusive"
+                                         : severity_class(counter);
       }
       out_ +=
           "<span class=\"badge " + style + "\">" + fixed(*count, 0) + " " + counter + "</span>\n";
@@ -495,13 +500,16 @@ class HtmlReport {
     if (jobs.empty()) return;
     out_ += "<h3>Jobs</h3>\n";
     out_ +=
-        "<p class=\"muted\">IOPS: per-second median. B/A with its bootstrap 95 % confidence "
-        "interval; p from a two-sided Mann–Whitney U test";
-    if (alpha) out_ += ", significant below α = " + shortest(*alpha);
+        "<p class=\"muted\">IOPS: per-second median. B/A with the interval the verdict was "
+        "decided on (the runs' own bootstrap interval widened by what a re-run could move them); "
+        "changed when it excludes 1 and the ratio is outside ±5 %, equivalent when it lies "
+        "inside ±5 %, else inconclusive. p from a two-sided Mann–Whitney U test on the runs";
+    if (alpha) out_ += "; level α = " + shortest(*alpha);
     out_ +=
         ".</p>\n<table class=\"jobs\">\n<tr><th>job</th><th class=\"num\">A IOPS</th>"
-        "<th class=\"num\">B IOPS</th><th class=\"num\">B/A</th><th class=\"num\">95 % CI</th>"
-        "<th class=\"num\">p</th><th>verdict</th></tr>\n";
+        "<th class=\"num\">B IOPS</th><th class=\"num\">B/A</th><th class=\"num\">" +
+        xml_escape(interval_heading(1 - alpha.value_or(0.01))) +
+        "</th><th class=\"num\">p</th><th>verdict</th></tr>\n";
     for (const auto& job : jobs) {
       if (!job.is_object()) continue;
       out_ += "<tr><td class=\"mono\">" + xml_escape(raw_text_of(at(job, {"name"}))) + "</td>";
@@ -512,23 +520,23 @@ class HtmlReport {
       }
       const auto ratio = number_at(job, {"iops_ratio"});
       out_ += "<td class=\"num\">" + (ratio ? fixed(*ratio, 2) + "×" : std::string()) + "</td>";
-      const Json& interval = array_at(job, {"iops_ci95"});
-      const bool has_interval =
-          interval.size() == 2 && interval[0].is_number() && interval[1].is_number();
-      out_ += "<td class=\"num\">" +
-              (has_interval ? fixed(interval[0].get<double>(), 2) + " – " +
-                                  fixed(interval[1].get<double>(), 2)
-                            : std::string()) +
-              "</td>";
+      const Verdict verdict = Verdict::from_json(job);
+      out_ +=
+          "<td class=\"num\">" +
+          (verdict.bounds ? fixed(verdict.bounds->low, 2) + " – " + fixed(verdict.bounds->high, 2)
+                          : std::string()) +
+          "</td>";
       const auto p = number_at(job, {"p_value"});
       out_ += "<td class=\"num\">" + (p ? p_value_text(*p) : std::string()) + "</td><td>";
-      if (const auto verdict = string_at(job, {"verdict"})) {
-        out_ += "<span class=\"badge " + verdict_class(*verdict) + "\">" + xml_escape(*verdict) +
-                "</span>";
-      }
-      // Why there is no comparison (too few samples, a failed side): the diff says so per job.
+      out_ += "<span class=\"badge " + verdict_class(verdict) + "\">" +
+              xml_escape(verdict_token(verdict)) + "</span>";
+      // Why there is no comparison (too few samples, a failed side) and what would decide an
+      // undecided one: the diff says so per job.
       if (const Json* reason = at(job, {"reason"})) {
         out_ += "<div class=\"muted\">" + escaped(*reason) + "</div>";
+      }
+      if (const std::string deciding = deciding_text(verdict); !deciding.empty()) {
+        out_ += "<div class=\"muted\">" + xml_escape(deciding) + "</div>";
       }
       out_ += "</td></tr>\n";
     }

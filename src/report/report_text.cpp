@@ -7,6 +7,7 @@
 #include "model/percentile_set.h"
 #include "report/change_text.h"
 #include "report/text_table.h"
+#include "report/verdict_text.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -33,17 +34,18 @@ std::string p_text(const Json* value) {
 
 // The job's verdict, and which measure carried it when the IOPS alone did not.
 std::string verdict_text(const Json& job) {
-  const std::string verdict = text_at(job, {"verdict"}, "?");
+  const Verdict verdict = Verdict::from_json(job);
+  const std::string token = verdict_token(verdict);
   const Json* iops = at(job, {"iops_verdict"});
-  if (iops == nullptr || text_of(*iops) == verdict) return verdict;
+  if (iops == nullptr || text_of(*iops) == token) return token;
   std::string by;
   if (const Json* latency = at(job, {"latency"}); latency != nullptr && latency->is_object()) {
     for (const auto& [key, result] : latency->items()) {
-      if (text_at(result, {"verdict"}, "") != verdict) continue;
+      if (verdict_token(Verdict::from_json(result)) != token) continue;
       by += (by.empty() ? "p" : ", p") + percentile_label(key);
     }
   }
-  return by.empty() ? verdict : verdict + " (latency " + by + ")";
+  return by.empty() ? token : token + " (latency " + by + ")";
 }
 
 // Paragraphs in rule files are wrapped for the file; re-flow them for the output.
@@ -197,6 +199,8 @@ void header(const Json& report, Writer& w) {
           << w.text(text_at(*status, {"warning"}, "0")) << " warning, "
           << w.text(text_at(*status, {"info"}, "0")) << " info";
   if (regressions != "0") w.out() << ", " << w.text(regressions) << " probe regression(s)";
+  const std::string inconclusive = text_at(*status, {"inconclusive"}, "0");
+  if (inconclusive != "0") w.out() << ", " << w.text(inconclusive) << " probe job(s) inconclusive";
   w.out() << " → exit " << w.text(text_at(*status, {"exit_status"}, "0")) << "\n";
 }
 
@@ -204,9 +208,15 @@ void findings(const Json& report, Writer& w) {
   const Json* list = at(report, {"findings"});
   w.heading("Findings, most likely cause first");
   if (list == nullptr || !list->is_array() || list->empty()) {
-    w.out() << (text_at(report, {"kind"}, "") == "diff"
-                    ? "Nothing that matters for I/O differs between the two snapshots.\n"
-                    : "Nothing to report.\n");
+    // With a probe job undecided, "nothing differs" would claim what the runs did not show.
+    if (text_at(report, {"status", "inconclusive"}, "0") != "0") {
+      w.out() << "No finding; the probe could not decide every job (see the probe section): "
+                 "this is not \"nothing differs\".\n";
+    } else {
+      w.out() << (text_at(report, {"kind"}, "") == "diff"
+                      ? "Nothing that matters for I/O differs between the two snapshots.\n"
+                      : "Nothing to report.\n");
+    }
     return;
   }
   for (const auto& finding : *list) {
@@ -263,7 +273,7 @@ void probe(const Json& report, Writer& w) {
       per_snapshot ? "A IOPS (geo mean)" : "A IOPS (median/s)",
       per_snapshot ? "B IOPS (geo mean)" : "B IOPS (median/s)",
       "ratio",
-      "95% CI",
+      interval_heading(1 - number_at(*section, {"alpha"}).value_or(0.01)),
       "p",
       "verdict"};
   Table table(columns);
@@ -280,7 +290,7 @@ void probe(const Json& report, Writer& w) {
                                     median_iops("a"),
                                     median_iops("b"),
                                     ratio_text(at(job, {"iops_ratio"})),
-                                    interval_text(at(job, {"iops_ci95"})),
+                                    bounds_text(Verdict::from_json(job)),
                                     p_text(at(job, {"p_value"})),
                                     verdict_text(job)};
     table.add(row);
@@ -288,10 +298,12 @@ void probe(const Json& report, Writer& w) {
   }
   w.table(table, rows, columns);
   for (const auto& job : *jobs) {
-    if (const Json* reason = at(job, {"reason"})) {
-      w.out() << (w.markdown() ? "- " : "  ") << w.text(text_at(job, {"name"}, "?")) << ": "
-              << w.text(text_of(*reason)) << "\n";
-    }
+    std::string why = text_at(job, {"reason"}, "");
+    const std::string deciding = deciding_text(Verdict::from_json(job));
+    if (!deciding.empty()) why += (why.empty() ? "inconclusive: " : "; inconclusive: ") + deciding;
+    if (why.empty()) continue;
+    w.out() << (w.markdown() ? "- " : "  ") << w.text(text_at(job, {"name"}, "?")) << ": "
+            << w.text(why) << "\n";
   }
 }
 

@@ -58,16 +58,24 @@ Json status_json(const std::vector<Finding>& findings, const Json& probe) {
   for (const auto& finding : findings)
     ++counts[static_cast<int>(finding.severity)];
   int regressions = 0;
+  int inconclusive = 0;
+  int equivalent = 0;
   if (const Json* jobs = array_member(probe, "jobs")) {
-    for (const auto& job : *jobs)
-      regressions += text_member(job, "verdict") == "regression";
+    for (const auto& job : *jobs) {
+      const Verdict verdict = Verdict::from_json(job);
+      regressions += verdict.regressed() ? 1 : 0;
+      equivalent += verdict.state == VerdictState::kEquivalent ? 1 : 0;
+      inconclusive += verdict.compared() && verdict.state == VerdictState::kInconclusive ? 1 : 0;
+    }
   }
   const bool failing = counts[1] + counts[2] + regressions > 0;
-  return {{"exit_status", failing ? 1 : 0},
+  return {{"exit_status", failing ? kExitFindings : (inconclusive > 0 ? kExitUndecided : 0)},
           {"critical", counts[2]},
           {"warning", counts[1]},
           {"info", counts[0]},
-          {"regressions", regressions}};
+          {"regressions", regressions},
+          {"equivalent", equivalent},
+          {"inconclusive", inconclusive}};
 }
 
 Json report_envelope(std::string_view kind) {
@@ -272,7 +280,9 @@ Report diff_report_sets(const std::vector<LabeledSnapshot>& a,
 
 int report_exit_status(const Json& report) {
   const Json* status = object_member(report, "status");
-  return status != nullptr && number_member(*status, "exit_status").value_or(0) != 0 ? 1 : 0;
+  const auto code = status != nullptr ? integer_member(*status, "exit_status") : std::nullopt;
+  if (!code || *code == 0) return 0;
+  return *code == kExitUndecided ? kExitUndecided : kExitFindings;
 }
 
 }  // namespace kdrift

@@ -10,6 +10,7 @@
 #include "model/job_result.h"
 #include "rules/rule.h"
 #include "snapshot/snapshot.h"
+#include "util/fatal.h"
 
 namespace kdrift {
 
@@ -47,8 +48,12 @@ Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rule
 Report diff_report_sets(const std::vector<LabeledSnapshot>& a,
                         const std::vector<LabeledSnapshot>& b, const std::vector<Rule>& rules);
 
-// The exit status the report calls for: 1 with a finding at warning or above or a probe
-// regression, else 0.
+// The exit statuses a report calls for besides 0 (nothing at warning or above, every compared
+// probe job changed for the better or equivalent) and 2 (usage or input error, decided before
+// any report): 1, a finding at warning or above or a probe regression; 3, neither, but a probe
+// job the data cannot decide (inconclusive): the run did not show "no change", so a script must
+// not read it as a pass, and a regression test (1) must not fire on noise. `git bisect run`
+// reads 3 as bad: map it to 125 (skip) there. (util/fatal.h: ExitStatus.)
 int report_exit_status(const Json& report);
 
 }  // namespace kdrift

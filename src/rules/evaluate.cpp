@@ -9,6 +9,7 @@
 
 #include "diff/structured_diff.h"
 #include "model/percentile_set.h"
+#include "model/verdict.h"
 #include "snapshot/json_access.h"
 #include "util/text.h"
 
@@ -287,14 +288,13 @@ std::string format_ratio(double value) {
   return text;
 }
 
-std::string interval_text(const Json& result, const char* key) {
-  const Json* interval = array_member(result, key);
-  if (interval == nullptr || interval->size() != 2 || !(*interval)[0].is_number() ||
-      !(*interval)[1].is_number()) {
-    return "";
-  }
-  return " (95 % CI " + format_ratio((*interval)[0].get<double>()) + "–" +
-         format_ratio((*interval)[1].get<double>()) + ")";
+// The interval the verdict was decided on, at its confidence.
+std::string interval_text(const Verdict& verdict) {
+  if (!verdict.bounds) return "";
+  char level[16];
+  (void)std::snprintf(level, sizeof level, "%g", 100 * verdict.bounds->confidence);
+  return std::string(" (") + level + " % interval " + format_ratio(verdict.bounds->low) + "–" +
+         format_ratio(verdict.bounds->high) + ")";
 }
 
 std::string p_text(const Json& result) {
@@ -309,15 +309,15 @@ std::vector<Hit> probe_regression_hits(const Rule& rule, const Json& probe_jobs)
   std::vector<Hit> hits;
   if (!probe_jobs.is_array()) return hits;
   for (const auto& job : probe_jobs) {
-    const std::string verdict = text_member(job, "verdict");
-    if (verdict != "regression" && verdict != "improvement") continue;
+    const Verdict verdict = Verdict::from_json(job);
+    if (verdict.state != VerdictState::kChanged) continue;
     std::string line = text_member(job, "name") + ": IOPS ×" +
                        format_ratio(number_member(job, "iops_ratio").value_or(0)) +
-                       interval_text(job, "iops_ci95") + p_text(job);
+                       interval_text(verdict) + p_text(job);
     if (const Json* latency = object_member(job, "latency")) {
       for (const auto& [key, result] : latency->items()) {
-        const std::string moved = text_member(result, "verdict");
-        if (moved != "regression" && moved != "improvement") continue;
+        const Verdict moved = Verdict::from_json(result);
+        if (moved.state != VerdictState::kChanged) continue;
         // The ratio the verdict and its interval are about: of the per-second medians for a
         // pair, of the snapshots' geometric means for several a side (which have no other).
         const auto ratio = number_member(result, "per_second_ratio");
@@ -328,10 +328,10 @@ std::vector<Hit> probe_regression_hits(const Rule& rule, const Json& probe_jobs)
         if (const auto beyond = number_member(result, "beyond_iops_ratio")) {
           line += ", ×" + format_ratio(*beyond) + " beyond the IOPS change";
         }
-        line += interval_text(result, "ci95") + p_text(result);
+        line += interval_text(moved) + p_text(result);
       }
     }
-    const bool worse = verdict == "regression";
+    const bool worse = verdict.regressed();
     hits.push_back({text_member(job, "name"), line, worse ? rule.severity : Severity::kInfo,
                     worse ? Direction::kRegressed : Direction::kImproved});
   }

@@ -53,15 +53,14 @@ struct Movement {
 Movement movement_for(Relevance relevance, const std::vector<JobComparison>& probe_jobs) {
   Movement movement;
   for (const auto& job : probe_jobs) {
-    const std::string verdict = text_member(job.entry, "verdict");
-    if (verdict == "only-in-a" || verdict == "only-in-b") continue;
+    if (!job.verdict.compared()) continue;
     movement.compared = true;
     const bool here = job_in(relevance, job.job);
     movement.ran_here = movement.ran_here || here;
-    if (verdict == "regression") {
+    if (job.verdict.regressed()) {
       movement.worse = true;
       movement.worse_here = movement.worse_here || here;
-    } else if (verdict == "improvement") {
+    } else if (job.verdict.improved()) {
       movement.better = true;
       movement.better_here = movement.better_here || here;
     }

@@ -7,8 +7,10 @@
 
 namespace kdrift {
 
-// Exit statuses are a contract (see README): 0 clean, 1 findings/regression, 2 usage/input error.
-enum ExitStatus : int { kExitClean = 0, kExitFindings = 1, kExitUsage = 2 };
+// Exit statuses are a contract (see README): 0 clean, 1 findings/regression, 2 usage/input error,
+// 3 undecided (no finding or regression, but a comparison the data could not decide:
+// rules/analysis.h).
+enum ExitStatus : int { kExitClean = 0, kExitFindings = 1, kExitUsage = 2, kExitUndecided = 3 };
 
 class FatalError : public std::runtime_error {
  public:

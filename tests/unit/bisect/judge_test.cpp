@@ -26,7 +26,7 @@ const BootLevels kBad = boots_at({90, 90.4, 89.6}, 15);
 
 TEST(Judge, BadSideAndDifferentFromGoodIsBad) {
   const Judgement judgement = judge(boots_at({90.5}), kGood, kBad, pooled(kGood, kBad), 0.001);
-  EXPECT_EQ(judgement.verdict, Verdict::kBad) << judgement.reason;
+  EXPECT_EQ(judgement.verdict, CandidateVerdict::kBad) << judgement.reason;
   EXPECT_LT(judgement.p_vs_good, 0.001);
   EXPECT_NEAR(judgement.level, 90.5, 1e-9);
   EXPECT_NE(judgement.reason.find("bad side"), std::string::npos);
@@ -35,7 +35,7 @@ TEST(Judge, BadSideAndDifferentFromGoodIsBad) {
 
 TEST(Judge, GoodSideAndDifferentFromBadIsGood) {
   const Judgement judgement = judge(boots_at({99.5}), kGood, kBad, pooled(kGood, kBad), 0.001);
-  EXPECT_EQ(judgement.verdict, Verdict::kGood) << judgement.reason;
+  EXPECT_EQ(judgement.verdict, CandidateVerdict::kGood) << judgement.reason;
   EXPECT_EQ(std::string(verdict_name(judgement.verdict)), "good");
 }
 
@@ -43,7 +43,7 @@ TEST(Judge, LatencyWhereLowerIsBetterFollowsTheReferences) {
   const BootLevels good = boots_at({100, 101, 99}, 15);
   const BootLevels bad = boots_at({200, 202, 198}, 15);
   const Judgement judgement = judge(boots_at({210}), good, bad, pooled(good, bad), 0.001);
-  EXPECT_EQ(judgement.verdict, Verdict::kBad) << judgement.reason;
+  EXPECT_EQ(judgement.verdict, CandidateVerdict::kBad) << judgement.reason;
 }
 
 TEST(Judge, ABootHalfwayOnDriftingBootsIsUnknownWithTheNumbers) {
@@ -51,11 +51,11 @@ TEST(Judge, ABootHalfwayOnDriftingBootsIsUnknownWithTheNumbers) {
   const BootLevels good = boots_at({104, 96, 100}, 15);
   const BootLevels bad = boots_at({94, 86, 90}, 15);
   const Judgement judgement = judge(boots_at({93}), good, bad, pooled(good, bad), 0.001);
-  EXPECT_EQ(judgement.verdict, Verdict::kUnknown);
+  EXPECT_EQ(judgement.verdict, CandidateVerdict::kUnknown);
   EXPECT_NE(judgement.reason.find("not yet told apart: 1 boot(s)"), std::string::npos)
       << judgement.reason;
   EXPECT_NE(judgement.reason.find("degrees of freedom"), std::string::npos) << judgement.reason;
-  EXPECT_EQ(judge({}, good, bad, pooled(good, bad), 0.01).verdict, Verdict::kUnknown);
+  EXPECT_EQ(judge({}, good, bad, pooled(good, bad), 0.01).verdict, CandidateVerdict::kUnknown);
 }
 
 TEST(LookAlpha, EveryLookGetsItsShareAndTheSharesAddUpToTheCandidates) {

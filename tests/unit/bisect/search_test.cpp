@@ -155,7 +155,7 @@ TEST(Search, WithoutDriftMoreRunsStayInTheBootWithDriftTheyTakeAFreshOne) {
     }
     ASSERT_EQ(action.purpose, Action::Purpose::kBisect) << action.why;
     search.add_samples(action.candidate, spread_at(95.5, action.samples, 0.04));
-    ASSERT_EQ(search.state(action.candidate).judgement->verdict, Verdict::kUnknown)
+    ASSERT_EQ(search.state(action.candidate).judgement->verdict, CandidateVerdict::kUnknown)
         << search.state(action.candidate).judgement->reason;
     const Action more = search.next();
     if (drifting) {
@@ -329,7 +329,8 @@ TEST(Search, TheCandidateNearestTheCentreIsAskedTheLowerOfTwoFirst) {
     for (Action action = search.next(); action.kind == Action::Kind::kMeasure;
          action = search.next()) {
       asked.push_back(action.candidate);
-      search.declare(action.candidate, Verdict::kUnknown);  // skip: the next nearest is asked
+      search.declare(action.candidate,
+                     CandidateVerdict::kUnknown);  // skip: the next nearest is asked
     }
     EXPECT_EQ(asked, order) << count << " candidates";
     EXPECT_EQ(*search.first_bad(), count - 1);
@@ -339,11 +340,11 @@ TEST(Search, TheCandidateNearestTheCentreIsAskedTheLowerOfTwoFirst) {
 
 TEST(Search, TheBoundsComeFromTheVerdictsAnywhereAmongManyCandidates) {
   Search search(100'000, 0, 99'999, SearchConfig{.declared = true});
-  search.declare(70'000, Verdict::kBad);
-  search.declare(90'000, Verdict::kBad);
-  search.declare(30'000, Verdict::kGood);
-  search.declare(10'000, Verdict::kGood);
-  search.declare(80'000, Verdict::kGood);  // after the first bad: not the last good
+  search.declare(70'000, CandidateVerdict::kBad);
+  search.declare(90'000, CandidateVerdict::kBad);
+  search.declare(30'000, CandidateVerdict::kGood);
+  search.declare(10'000, CandidateVerdict::kGood);
+  search.declare(80'000, CandidateVerdict::kGood);  // after the first bad: not the last good
   const Action action = search.next();
   ASSERT_EQ(action.kind, Action::Kind::kMeasure);
   EXPECT_EQ(action.candidate, 50'000u);

@@ -28,8 +28,8 @@ TEST(DeclaredSearch, AsksEachCandidateOnceAndFindsTheFirstBad) {
          action = search.next()) {
       EXPECT_EQ(action.samples, 0);
       ++questions;
-      search.declare(action.candidate,
-                     action.candidate >= culprit ? Verdict::kBad : Verdict::kGood);
+      search.declare(action.candidate, action.candidate >= culprit ? CandidateVerdict::kBad
+                                                                   : CandidateVerdict::kGood);
     }
     EXPECT_EQ(*search.first_bad(), culprit);
     EXPECT_LE(questions, 4);  // ceil(log2 14)
@@ -41,8 +41,9 @@ TEST(DeclaredSearch, SkippedCandidatesAreNamedAsPossible) {
   for (Action action = search.next(); action.kind == Action::Kind::kMeasure;
        action = search.next()) {
     const std::size_t candidate = action.candidate;
-    search.declare(candidate, candidate == 4 ? Verdict::kUnknown
-                                             : (candidate >= 4 ? Verdict::kBad : Verdict::kGood));
+    search.declare(candidate, candidate == 4 ? CandidateVerdict::kUnknown
+                                             : (candidate >= 4 ? CandidateVerdict::kBad
+                                                               : CandidateVerdict::kGood));
   }
   EXPECT_EQ(*search.first_bad(), 5u);
   EXPECT_EQ(search.could_also_be(), std::vector<std::size_t>{4});
@@ -145,7 +146,7 @@ TEST(Session, CandidatesAddedByTheJournalAreFoundByNameAndTheirNamesTakenOnce) {
   auto session = replay({start, candidate_event(added), verdict_event("iso1", "bad", "user")}, "j");
   ASSERT_TRUE(session) << session.error().describe();
   EXPECT_EQ(session->start.candidates.size(), 5u);
-  EXPECT_EQ(session->search.state(4).declared, Verdict::kBad);
+  EXPECT_EQ(session->search.state(4).declared, CandidateVerdict::kBad);
   const auto twice = replay({start, candidate_event(added), candidate_event(added)}, "j");
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().describe().find("event 3: a new candidate needs a name not taken"),

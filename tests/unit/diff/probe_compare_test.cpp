@@ -109,7 +109,7 @@ TEST(ProbeCompare, ClearGainIsAnImprovement) {
 TEST(ProbeCompare, ChangeInsideTheNoiseIsNotARegression) {
   const Json a = probe({job("j", {100, 80, 120, 90, 110, 95, 105, 85})});
   const Json b = probe({job("j", {97, 78, 118, 88, 108, 92, 101, 83})});
-  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "no-significant-change");
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "inconclusive");
 }
 
 TEST(ProbeCompare, SignificantInsideTheRunsButWithinRunToRunNoiseIsNoVerdict) {
@@ -121,7 +121,7 @@ TEST(ProbeCompare, SignificantInsideTheRunsButWithinRunToRunNoiseIsNoVerdict) {
   const Json compared = compare_probes(&a, &b).to_json();
   const Json& result = compared["jobs"][0];
   EXPECT_LT(result["p_value"].get<double>(), 0.01);
-  EXPECT_EQ(verdict_of(compared), "no-significant-change");
+  EXPECT_EQ(verdict_of(compared), "inconclusive");
   EXPECT_NE(result["reason"].get<std::string>().find("re-run"), std::string::npos);
   // exp(t(0.995, 10) * sqrt(0.1421^2 + 0.0109^2)).
   EXPECT_NEAR(result["iops_noise_allowance"][1].get<double>(), 1.5709, 0.001);
@@ -147,7 +147,7 @@ TEST(ProbeCompare, ASteadyJobInANoisyRunIsHeldToTheRunsSpread) {
   EXPECT_GT(compared["run_spread"]["b"].get<double>(), 0.1);
   const Json& polled = compared["jobs"][2];
   EXPECT_LT(polled["p_value"].get<double>(), 0.01);
-  EXPECT_EQ(polled["verdict"], "no-significant-change") << polled.dump(1);
+  EXPECT_EQ(polled["verdict"], "inconclusive") << polled.dump(1);
   EXPECT_GT(polled["iops_noise_allowance"][1].get<double>(), 1 / 0.71);
   EXPECT_NE(polled["reason"].get<std::string>().find("re-run"), std::string::npos);
   // Alone (or among steady jobs) the same drop is a regression: quiet runs keep their power.
@@ -170,7 +170,7 @@ TEST(ProbeCompare, WithRoundsTheSpreadBetweenRoundsIsTheNoise) {
   EXPECT_EQ(result["iops_noise_from"], "rounds");
   EXPECT_EQ(result["rounds"], Json({{"a", 3}, {"b", 3}}));
   EXPECT_EQ(result["samples"], Json({{"a", 24}, {"b", 24}}));  // every round's seconds, pooled
-  EXPECT_EQ(verdict_of(compared), "no-significant-change");
+  EXPECT_EQ(verdict_of(compared), "inconclusive");
   EXPECT_GT(result["iops_noise_allowance"][1].get<double>(), 1.15);
   // Rounds that agree make the allowance tight: the same rounds a side, one side 20 % lower in
   // all of them, is a regression.
@@ -194,7 +194,7 @@ TEST(ProbeCompare, AcrossBootsThePerSecondSpreadStaysAFloorUnderTheRounds) {
       probe({rounds_job("j", {shifted(noisy, 0.78), shifted(noisy, 0.79), shifted(noisy, 0.77)})});
   const Json across = compare_probes(&a, &b, kDefaultAlpha, Boots::kDifferent).to_json();
   EXPECT_EQ(across["jobs"][0]["iops_noise_from"], "per-second spread") << across.dump(1);
-  EXPECT_EQ(verdict_of(across), "no-significant-change");
+  EXPECT_EQ(verdict_of(across), "inconclusive");
   const Json within = compare_probes(&a, &b, kDefaultAlpha, Boots::kSame).to_json();
   EXPECT_EQ(within["jobs"][0]["iops_noise_from"], "rounds");
   EXPECT_EQ(verdict_of(within), "regression") << within.dump(1);
@@ -241,7 +241,7 @@ TEST(ProbeCompareSets, SnapshotsAreTheUnitAndTheirSpreadIsTheNoise) {
   const auto noisy_a = boots({100, 118, 85});
   const auto noisy_b = boots({88, 104, 75});
   EXPECT_EQ(verdict_of(compare_probe_sets(pointers(noisy_a), pointers(noisy_b)).to_json()),
-            "no-significant-change");
+            "inconclusive");
 }
 
 // Three rounds a snapshot whose medians are these levels, each round ±spread around it.
@@ -261,7 +261,7 @@ TEST(ProbeCompareSets, SnapshotsThatAgreeByChanceKeepTheirOwnRunToRunNoise) {
     b.push_back(snapshot_in_rounds(level * 0.94, 15));
   }
   const Json result = compare_probe_sets(pointers(a), pointers(b)).to_json()["jobs"][0];
-  EXPECT_EQ(result["verdict"], "no-significant-change") << result.dump(1);
+  EXPECT_EQ(result["verdict"], "inconclusive") << result.dump(1);
   EXPECT_GT(result["iops_run_to_run_cv"]["a"].get<double>(), 0.1);
   // Rounds that agree as closely as the snapshots do leave the verdict to the snapshots.
   std::vector<Json> steady_a;
@@ -279,8 +279,7 @@ TEST(ProbeCompareSets, OneCandidateAgainstSeveralBaselinesIsAPredictionTest) {
   const auto slow = boots({80});
   const auto usual = boots({99.5});
   EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(slow)).to_json()), "regression");
-  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(usual)).to_json()),
-            "no-significant-change");
+  EXPECT_EQ(verdict_of(compare_probe_sets(pointers(a), pointers(usual)).to_json()), "inconclusive");
   EXPECT_EQ(compare_probe_sets(pointers(a), pointers(slow)).to_json()["jobs"][0]["snapshots"],
             Json({{"a", 4}, {"b", 1}}));
 }
@@ -310,7 +309,7 @@ TEST(ProbeCompare, SmallButSignificantDriftIsNotWorthAFinding) {
   for (double sample : kSteady)
     slightly_lower.push_back(sample * 0.98);
   const Json b = probe({job("j", slightly_lower)});
-  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "no-significant-change");
+  EXPECT_EQ(verdict_of(compare_probes(&a, &b).to_json()), "inconclusive");
 }
 
 TEST(ProbeCompare, TailLatencyAloneCanRegress) {
@@ -322,7 +321,7 @@ TEST(ProbeCompare, TailLatencyAloneCanRegress) {
   const Json pa = probe({a});
   const Json pb = probe({b});
   const Json result = compare_probes(&pa, &pb).to_json()["jobs"][0];
-  EXPECT_EQ(result["iops_verdict"], "no-significant-change");
+  EXPECT_EQ(result["iops_verdict"], "inconclusive");
   EXPECT_EQ(result["latency"]["99.000000"]["verdict"], "regression");
   EXPECT_NEAR(result["latency"]["99.000000"]["ci95"][0].get<double>(), 2.0, 0.1);
   // The verdict's ratio is of the per-second medians; "ratio" stays the whole run's (both
@@ -375,8 +374,8 @@ TEST(ProbeCompare, LatencyMovesWithinTheIopsRunToRunNoiseIsNoVerdict) {
   EXPECT_NEAR(p50["beyond_iops_ratio"].get<double>(), 0.99, 0.02);
   EXPECT_GT(p50["p_value"].get<double>(), 0.01);
   EXPECT_EQ(p50["noise_allowance"], result["iops_noise_allowance"]);
-  EXPECT_EQ(p50["verdict"], "no-significant-change");
-  EXPECT_EQ(result["verdict"], "no-significant-change");
+  EXPECT_EQ(p50["verdict"], "inconclusive");
+  EXPECT_EQ(result["verdict"], "inconclusive");
 }
 
 TEST(ProbeCompare, ALatencyChangeTheIopsChangeExplainsCountsOnce) {
@@ -391,20 +390,20 @@ TEST(ProbeCompare, ALatencyChangeTheIopsChangeExplainsCountsOnce) {
   const Json pa = probe({a});
   const Json pb = probe({b});
   const Json result = compare_probes(&pa, &pb).to_json()["jobs"][0];
-  EXPECT_EQ(result["iops_verdict"], "no-significant-change");
+  EXPECT_EQ(result["iops_verdict"], "inconclusive");
   const Json& p50 = result["latency"]["50.000000"];
   EXPECT_NEAR(p50["per_second_ratio"].get<double>(), 1.95, 0.01);
   EXPECT_NEAR(p50["beyond_iops_ratio"].get<double>(), 1.17, 0.01);
   EXPECT_LT(p50["noise_allowance"][1].get<double>(), 1.95) << "the raw ratio alone is beyond it";
-  EXPECT_EQ(p50["verdict"], "no-significant-change");
-  EXPECT_EQ(result["verdict"], "no-significant-change");
+  EXPECT_EQ(p50["verdict"], "inconclusive");
+  EXPECT_EQ(result["verdict"], "inconclusive");
 }
 
 TEST(ProbeCompare, TooFewSamplesSaySo) {
   const Json a = probe({job("j", {100, 101, 99})});
   const Json b = probe({job("j", {50, 51, 49})});
   const Json compared = compare_probes(&a, &b).to_json();
-  EXPECT_EQ(verdict_of(compared), "insufficient-samples");
+  EXPECT_EQ(verdict_of(compared), "inconclusive");
   EXPECT_NE(compared["jobs"][0]["reason"].get<std::string>().find("3 and 3"), std::string::npos);
 }
 
@@ -413,7 +412,7 @@ TEST(ProbeCompare, JobsOnOneSideOnlyAndFailedJobs) {
   const Json b = probe({job("both", kSteady, "failed"), job("new", kSteady)});
   const Json compared = compare_probes(&a, &b).to_json();
   ASSERT_EQ(compared["jobs"].size(), 3U);
-  EXPECT_EQ(verdict_of(compared, 0), "insufficient-samples");
+  EXPECT_EQ(verdict_of(compared, 0), "inconclusive");
   EXPECT_EQ(verdict_of(compared, 1), "only-in-b");
   EXPECT_EQ(verdict_of(compared, 2), "only-in-a");
 }

@@ -27,9 +27,8 @@ TEST(VerdictSimulation, TheSameSeedGivesTheSameRates) {
   const VerdictRates first = simulate_verdicts(setting);
   const VerdictRates second = simulate_verdicts(setting);
   EXPECT_EQ(first.regressions, second.regressions);
-  EXPECT_EQ(first.insufficient, second.insufficient);
-  // One round of five seconds a side is enough samples for a verdict.
-  EXPECT_EQ(first.insufficient, 0);
+  EXPECT_EQ(first.equivalent, second.equivalent);
+  EXPECT_EQ(first.inconclusive, second.inconclusive);
 }
 
 }  // namespace

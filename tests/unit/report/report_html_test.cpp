@@ -192,13 +192,18 @@ TEST(ReportHtml, JobsWithoutAComparisonSayWhy) {
        {{"alpha", 0.01},
         {"jobs",
          {{{"name", "libaio randread 4k qd1"},
-           {"verdict", "insufficient-samples"},
+           {"verdict", "inconclusive"},
+           {"state", "inconclusive"},
+           {"decide", {{"unit", "seconds"}, {"now", 2}, {"needed", 5}}},
            {"reason", "2 and 2 per-second samples cannot reach p < alpha"}}}}}},
   };
   const std::string html = render_report_html(report, {});
-  EXPECT_NE(html.find("insufficient-samples</span><div class=\"muted\">2 and 2 per-second "
-                      "samples cannot reach p &lt; alpha</div>"),
-            std::string::npos);
+  EXPECT_NE(html.find("v-inconclusive\">inconclusive</span><div class=\"muted\">2 and 2 "
+                      "per-second samples cannot reach p &lt; alpha</div><div class=\"muted\">5 "
+                      "seconds a side would decide it at the noise seen (now 2): a longer probe "
+                      "run</div>"),
+            std::string::npos)
+      << html;
   EXPECT_EQ(html.find("<svg"), std::string::npos);
 }
 

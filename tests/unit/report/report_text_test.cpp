@@ -24,10 +24,14 @@ const Json kReport = Json::parse(R"({
      "explanation": "x", "remedy": "y", "score": 0.1}],
   "probe": {"alpha": 0.01, "jobs": [
     {"name": "io_uring randread 4k qd16", "a": {"iops": 190000}, "b": {"iops": 120000},
-     "iops_ratio": 0.63, "iops_ci95": [0.6, 0.66], "p_value": 0.0002, "verdict": "regression"},
-    {"name": "libaio randread 4k qd1", "verdict": "insufficient-samples", "reason": "3 and 3 per-second samples"},
-    {"name": "libaio randread 4k qd16", "verdict": "regression", "iops_verdict": "no-significant-change",
-     "latency": {"99.900000": {"verdict": "regression"}, "50.000000": {"verdict": "no-significant-change"}}}]},
+     "iops_ratio": 0.63, "iops_ci95": [0.6, 0.66], "p_value": 0.0002, "verdict": "regression",
+     "state": "changed", "interval": {"ratio": 0.63, "low": 0.6, "high": 0.66, "confidence": 0.99}},
+    {"name": "libaio randread 4k qd1", "verdict": "inconclusive", "state": "inconclusive",
+     "decide": {"unit": "seconds", "now": 3, "needed": 5}, "reason": "3 and 3 per-second samples"},
+    {"name": "libaio randread 4k qd16", "verdict": "regression", "state": "changed",
+     "iops_verdict": "inconclusive",
+     "latency": {"99.900000": {"verdict": "regression", "state": "changed"},
+                 "50.000000": {"verdict": "inconclusive", "state": "inconclusive"}}}]},
   "changes": {"sysctl": [{"path": "sysctl.\"vm.swappiness\"", "a": 60, "b": 10}]},
   "kernel_config": {"groups": [{"name": "IOMMU", "changed": [{"symbol": "CONFIG_INTEL_IOMMU_DEFAULT_ON", "a": "n", "b": "y"}]}],
                     "other": {"count": 3, "by_prefix": {"DRM": 2, "NET": 1}}}
@@ -51,6 +55,10 @@ TEST(ReportText, RendersEveryPartInOrder) {
   EXPECT_NE(text.find("why: Every I/O maps its buffer."), std::string::npos) << "re-flowed";
   EXPECT_NE(text.find("0.600–0.660"), std::string::npos);
   EXPECT_NE(text.find("regression (latency p99.9)"), std::string::npos) << text;
+  EXPECT_NE(text.find("99 % interval"), std::string::npos) << "the verdict's own level";
+  EXPECT_NE(text.find("3 per-second samples; inconclusive: 5 seconds a side would decide it"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("→ exit 1"), std::string::npos);
   EXPECT_NE(text.find("3 other symbols: DRM 2, NET 1"), std::string::npos);
   EXPECT_EQ(text.find("\033["), std::string::npos) << "no colour when asked for none";

@@ -148,8 +148,8 @@ TEST(Ranking, ProofAndProbeMovementOrderFindings) {
   auto findings = evaluate_diff(rules, a, b, Json::array(), std::nullopt);
   ASSERT_EQ(findings.size(), 2U);
   std::vector<JobComparison> deep_regressed = {
-      {{}, {{"name", "qd32"}, {"verdict", "regression"}}},
-      {{}, {{"name", "qd1"}, {"verdict", "no-significant-change"}}}};
+      {{}, {{"name", "qd32"}}, Verdict::changed(ChangeDirection::kRegression)},
+      {{}, {{"name", "qd1"}}, Verdict::inconclusive()}};
   deep_regressed[0].job.iodepth = 32;
   deep_regressed[1].job.iodepth = 1;
   rank_findings(findings, deep_regressed, RankOrder::kScore);

@@ -40,8 +40,15 @@ std::vector<JobComparison> compared_job(std::string_view engine, Pattern rw,
   JobResult result(job);
   if (!name.empty()) result.name = name;
   Json entry = result.header_json();
-  entry["verdict"] = verdict;
-  return {{result.facts(), std::move(entry)}};
+  Verdict typed = Verdict::inconclusive();
+  if (verdict == "regression" || verdict == "improvement") {
+    typed = Verdict::changed(verdict == "regression" ? ChangeDirection::kRegression
+                                                     : ChangeDirection::kImprovement);
+  } else if (verdict == "only-in-a" || verdict == "only-in-b") {
+    typed = Verdict::only_in(verdict == "only-in-a" ? Presence::kOnlyInA : Presence::kOnlyInB);
+  }
+  typed.write_to(entry);
+  return {{result.facts(), std::move(entry), typed}};
 }
 
 std::vector<JobComparison> polled_job(const std::string& verdict) {
