@@ -50,10 +50,10 @@ void register_capture(CLI::App& app, int& exit_status) {
       const Profile profile = args->probe.resolve_profile();
       snapshot["probe"] = run_probe_or_exit(profile, args->probe.resolve_options(profile));
     }
-    write_output(args->output,
-                 metrics ? PrometheusArguments::render(snapshot, Judgements::kMade, rules)
-                         : to_text(snapshot),
-                 args->mode);
+    write_output(
+        args->output,
+        metrics ? args->prometheus.render(snapshot, Judgements::kMade, rules) : to_text(snapshot),
+        args->mode);
     exit_status = kExitClean;
   });
 }

@@ -39,7 +39,7 @@ void register_export(CLI::App& app, int& exit_status) {
   prometheus->callback([args, &exit_status] {
     const auto rules = args->prometheus.rules();
     const Json snapshot = read_snapshot_or_exit(args->snapshot);
-    write_output(args->output, PrometheusArguments::render(snapshot, Judgements::kUntrusted, rules),
+    write_output(args->output, args->prometheus.render(snapshot, Judgements::kUntrusted, rules),
                  args->mode);
     exit_status = kExitClean;
   });

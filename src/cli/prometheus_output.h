@@ -14,13 +14,16 @@ namespace kdrift {
 
 struct PrometheusArguments {
   std::string checks_directory;
+  std::vector<std::string> baselines;
 
-  // --checks DIR, as check and diff take it.
+  // --checks DIR, as check and diff take it; --baseline FILE (repeatable), as check takes it.
   void add_options(CLI::App& command);
   // Loaded before anything is captured or measured, so that a bad rule file fails at once.
   std::vector<Rule> rules() const;
-  static std::string render(const Json& snapshot, Judgements judgements,
-                            const std::vector<Rule>& rules);
+  // With baselines, read here (an unreadable one exits 2 naming it), the findings and the probe
+  // verdicts are those of check --baseline.
+  std::string render(const Json& snapshot, Judgements judgements,
+                     const std::vector<Rule>& rules) const;
 };
 
 }  // namespace kdrift

@@ -27,16 +27,30 @@ DecidingSamples samples_to_decide(double ratio, double unit_variance, SampleUnit
       room < 1e-3 * band) {
     return out;
   }
-  for (std::size_t n = std::max<std::size_t>(now + 1, 2); n <= kMaxDecidingSamples; ++n) {
+  const auto decides = [&](std::size_t n) {
     const double df = 2.0 * static_cast<double>(n) - 2;
     const double reach =
         student_t_quantile(1 - (1 - confidence) / 2, df) + student_t_quantile(kDecidingPower, df);
-    if (reach * std::sqrt(unit_variance / static_cast<double>(n)) <= room) {
-      out.needed = n;
-      out.beyond_reach = false;
-      return out;
+    return reach * std::sqrt(unit_variance / static_cast<double>(n)) <= room;
+  };
+  // The half-width shrinks as n grows, so the fewest n is found by doubling, then halving.
+  std::size_t low = std::max<std::size_t>(now + 1, 2);
+  std::size_t high = low;
+  while (!decides(high)) {
+    if (high >= kMaxDecidingSamples) return out;
+    low = high + 1;
+    high = std::min(2 * high, kMaxDecidingSamples);
+  }
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    if (decides(middle)) {
+      high = middle;
+    } else {
+      low = middle + 1;
     }
   }
+  out.needed = high;
+  out.beyond_reach = false;
   return out;
 }
 

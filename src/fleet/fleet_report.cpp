@@ -13,6 +13,7 @@
 #include "kernel_facts/kernel_facts.h"
 #include "rules/analysis.h"
 #include "snapshot/json_access.h"
+#include "util/fatal.h"
 #include "util/version.h"
 
 namespace kdrift {
@@ -391,7 +392,8 @@ int fleet_exit_status(const Json& fleet) {
   const bool outlier = count_at(fleet, {"status", "critical"}).value_or(0) +
                            count_at(fleet, {"status", "warning"}).value_or(0) >
                        0;
-  return outlier || comparison_regressed(fleet) ? 1 : 0;
+  if (outlier || comparison_regressed(fleet)) return kExitFindings;
+  return comparison_undecided(fleet) ? kExitUndecided : kExitClean;
 }
 
 }  // namespace kdrift

@@ -38,7 +38,8 @@ struct FleetRequest {
 Result<Json> fleet_report(const FleetRequest& request, const std::vector<Rule>& rules);
 
 // As check's: 1 with an outlier at warning or above, or a comparison finding or probe job that
-// regressed in the candidate group; else 0.
+// regressed in the candidate group; else 3 when the comparison could not decide one
+// (comparison_undecided); else 0.
 int fleet_exit_status(const Json& fleet);
 
 }  // namespace kdrift

@@ -244,4 +244,22 @@ bool comparison_regressed(const Json& fleet) {
   return false;
 }
 
+bool comparison_undecided(const Json& fleet) {
+  const Json* comparison = object_member(fleet, "comparison");
+  if (comparison == nullptr) return false;
+  const auto undecided = [](const Verdict& verdict) {
+    return verdict.compared() && verdict.state == VerdictState::kInconclusive;
+  };
+  for (const Json& row : array_at(*comparison, {"findings"})) {
+    const std::string severity = text_member(row, "severity");
+    if (severity != "warning" && severity != "critical") continue;
+    const Verdict verdict = Verdict::from_json(row);
+    if (undecided(verdict) && verdict.decide) return true;
+  }
+  for (const Json& job : array_at(*comparison, {"probe", "jobs"})) {
+    if (undecided(Verdict::from_json(job))) return true;
+  }
+  return false;
+}
+
 }  // namespace kdrift

@@ -50,4 +50,9 @@ Json compare_groups(const GroupSelection& selection, std::vector<FleetInput>& in
 // differs and is more common among the candidates, or a probe job whose verdict is regression.
 bool comparison_regressed(const Json& fleet);
 
+// Whether the comparison left something undecided that would matter: a finding at warning or
+// above that every host of one group has and none of the other, with too few hosts to call it,
+// or a probe job in both groups whose verdict is inconclusive.
+bool comparison_undecided(const Json& fleet);
+
 }  // namespace kdrift

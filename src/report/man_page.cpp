@@ -14,7 +14,8 @@ namespace {
 constexpr std::string_view kSharedExitStatus =
     "0: nothing at warning or above. 1: findings at warning or above, or a regression. 2: a "
     "usage error or an input kdrift could not read (the message names the file and what was "
-    "wrong).";
+    "wrong). 3: nothing at warning or above, but a probe comparison the data could not decide "
+    "(inconclusive; the report says what would decide it).";
 
 // The length of the UTF-8 sequence text[at...] starts and its code point, or nullopt.
 std::optional<std::pair<size_t, uint32_t>> utf8_at(std::string_view text, size_t at) {

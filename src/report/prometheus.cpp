@@ -13,6 +13,7 @@
 
 #include "model/job_result.h"
 #include "model/percentile_set.h"
+#include "model/verdict.h"
 #include "snapshot/json_access.h"
 #include "util/text.h"
 
@@ -286,6 +287,52 @@ void finding_metrics(const Json& report, Metrics& metrics) {
   }
 }
 
+// With a baseline, each probe job's verdict against it (model/verdict.h), so that an alert can
+// tell a regression from a run the data could not decide: the state as a label of a series that
+// is always 1, the ratio and its interval, and for an undecided job the samples a side that would
+// decide it.
+void comparison_metrics(const Json& report, const std::string& profile, Metrics& metrics) {
+  Family& verdicts = metrics.add(
+      "kdrift_probe_verdict", "gauge",
+      "Always 1: a probe job's verdict against the baseline (state changed, equivalent or "
+      "inconclusive; change regression, improvement or none)");
+  Family& ratio = metrics.add("kdrift_probe_ratio", "gauge",
+                              "A probe job's IOPS against the baseline's (this over baseline)");
+  Family& bounds = metrics.add(
+      "kdrift_probe_ratio_bound", "gauge",
+      "The interval the probe verdict was decided on (bound low or high), at its confidence");
+  Family& deciding =
+      metrics.add("kdrift_probe_samples_to_decide", "gauge",
+                  "For an inconclusive probe job: the samples a side (unit) that would decide it");
+  for (const Json& job : array_at(report, {"probe", "jobs"})) {
+    const Verdict verdict = Verdict::from_json(job);
+    if (!verdict.compared()) continue;
+    const std::string name = text_member(job, "name");
+    const Labels labels = {{"profile", profile}, {"probe_job", name}};
+    const char* change = verdict.regressed()  ? "regression"
+                         : verdict.improved() ? "improvement"
+                                              : "none";
+    verdicts.set({{"profile", profile},
+                  {"probe_job", name},
+                  {"state", state_name(verdict.state)},
+                  {"change", change}},
+                 1);
+    if (const auto value = number_member(job, "iops_ratio")) ratio.set(labels, *value);
+    if (verdict.bounds) {
+      bounds.set({{"profile", profile}, {"probe_job", name}, {"bound", "low"}},
+                 verdict.bounds->low);
+      bounds.set({{"profile", profile}, {"probe_job", name}, {"bound", "high"}},
+                 verdict.bounds->high);
+    }
+    if (verdict.decide && !verdict.decide->beyond_reach &&
+        verdict.state == VerdictState::kInconclusive) {
+      deciding.set(
+          {{"profile", profile}, {"probe_job", name}, {"unit", unit_name(verdict.decide->unit)}},
+          static_cast<double>(verdict.decide->needed));
+    }
+  }
+}
+
 // A tracked percentile as a quantile label: 99.9 -> "0.999" (rounded first, since 99.9 / 100
 // is not the double nearest 0.999).
 std::string quantile_text(double percentile) {
@@ -375,6 +422,10 @@ std::string render_prometheus(const Json& snapshot, const Json* report) {
   host_metrics(snapshot, metrics);
   if (report != nullptr) finding_metrics(*report, metrics);
   probe_metrics(snapshot, metrics);
+  if (report != nullptr) {
+    comparison_metrics(*report, string_at(snapshot, {"probe", "profile", "name"}).value_or(""),
+                       metrics);
+  }
   return metrics.render();
 }
 

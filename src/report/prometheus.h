@@ -24,8 +24,9 @@ inline constexpr size_t kMaxLabelValueBytes = 128;
 // a million must not become a million series. What is left out is said in a comment line.
 inline constexpr size_t kMaxSeriesPerFamily = 1024;
 
-// report: the kdrift.report/1 document of the snapshot checked alone, or null for no findings
-// metrics (then the kdrift_findings families are absent rather than zero).
+// report: the kdrift.report/1 document of the snapshot checked alone, or against a baseline
+// (check --baseline: then its probe jobs' verdicts too, kdrift_probe_verdict and its kin), or
+// null for no findings metrics (then the kdrift_findings families are absent rather than zero).
 std::string render_prometheus(const Json& snapshot, const Json* report);
 
 // text as a label value between double quotes: backslash, double quote and newline escaped as

@@ -225,6 +225,44 @@ TEST(Prometheus, ProbeIopsAndLatencyQuantilesPerJob) {
   EXPECT_EQ(of(samples, "kdrift_probe_timestamp_seconds").at(0).value, 1796051905);
 }
 
+TEST(Prometheus, AgainstABaselineEachJobCarriesItsThreeWayVerdict) {
+  const Json& before = testing::fixture_snapshot("snapshot:no-iommu");
+  const Json& after = testing::fixture_snapshot("snapshot:intel-strict");
+  const auto rules = builtin_rules();
+  ASSERT_TRUE(rules) << rules.error().describe();
+  const Report report = diff_report_sets({{before, "before"}}, {{after, "after"}}, *rules);
+  const auto samples = parse_exposition(render_prometheus(after, &report.document));
+  const auto verdicts = of(samples, "kdrift_probe_verdict");
+  ASSERT_EQ(verdicts.size(), report.document["probe"]["jobs"].size());
+  for (const Sample& sample : verdicts) {
+    EXPECT_EQ(sample.value, 1);
+    const Json* job = nullptr;
+    for (const Json& entry : report.document["probe"]["jobs"]) {
+      if (entry["name"] == sample.labels.at("probe_job")) job = &entry;
+    }
+    ASSERT_NE(job, nullptr) << sample.labels.at("probe_job");
+    // The series says what the report says: the same state, the same direction of change.
+    EXPECT_EQ(sample.labels.at("state"), (*job)["state"]);
+    const std::string token = (*job)["verdict"];
+    EXPECT_EQ(sample.labels.at("change"),
+              token == "regression" || token == "improvement" ? token : "none");
+  }
+  // Undecided jobs say what would decide them; decided ones do not.
+  std::size_t undecided = 0;
+  for (const Json& entry : report.document["probe"]["jobs"]) {
+    if (entry["state"] == "inconclusive" && entry.contains("decide") &&
+        entry["decide"].contains("needed")) {
+      ++undecided;
+    }
+  }
+  EXPECT_EQ(of(samples, "kdrift_probe_samples_to_decide").size(), undecided);
+  EXPECT_EQ(of(samples, "kdrift_probe_ratio_bound").size(), 2 * verdicts.size());
+  // Checked alone there is nothing to compare: no verdict series at all, never a zero.
+  const Json alone = check_report({after, "after"}, *rules);
+  EXPECT_TRUE(
+      of(parse_exposition(render_prometheus(after, &alone)), "kdrift_probe_verdict").empty());
+}
+
 TEST(Prometheus, FailedAndMalformedJobsAreLeftOut) {
   Json snapshot = {
       {"capture", {{"captured_at", "2026-11-30T15:18:25Z"}}},
