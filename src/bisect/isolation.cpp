@@ -33,7 +33,7 @@ std::optional<bool> recorded_outcome(const Session& session, std::size_t index) 
   const CandidateState& state = session.search.state(index);
   if (state.declared) return *state.declared == CandidateVerdict::kBad;
   if (state.declared_skip || session.search.skipped(index)) return false;
-  if (state.judgement && state.judgement->verdict != CandidateVerdict::kUnknown) {
+  if (state.judgement && state.judgement->verdict != CandidateVerdict::kInconclusive) {
     return state.judgement->verdict == CandidateVerdict::kBad;
   }
   return std::nullopt;

@@ -127,10 +127,10 @@ const char* verdict_name(CandidateVerdict verdict) {
       return "good";
     case CandidateVerdict::kBad:
       return "bad";
-    case CandidateVerdict::kUnknown:
+    case CandidateVerdict::kInconclusive:
       break;
   }
-  return "unknown";
+  return "inconclusive";
 }
 
 Judgement judge(const BootLevels& candidate, const BootLevels& good, const BootLevels& bad,

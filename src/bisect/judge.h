@@ -15,12 +15,16 @@
 
 namespace kdrift {
 
-enum class CandidateVerdict { kGood, kBad, kUnknown };
+// The three states every comparison of kdrift's has (model/verdict.h), in a bisect's words: like
+// the good endpoint, like the bad one, or inconclusive, which is never a guess: the search takes
+// more runs or boots of it, up to the budget, and a candidate still inconclusive then is skipped
+// ("not told apart").
+enum class CandidateVerdict { kGood, kBad, kInconclusive };
 
 const char* verdict_name(CandidateVerdict verdict);
 
 struct Judgement {
-  CandidateVerdict verdict = CandidateVerdict::kUnknown;
+  CandidateVerdict verdict = CandidateVerdict::kInconclusive;
   double p_vs_good = 1;  // the candidate's level against the good endpoint's (boot_levels.h)
   double p_vs_bad = 1;
   double level = 0;    // its level (boot_levels.h: estimate_level), as a value of the metric

@@ -116,7 +116,7 @@ bool Search::skipped(std::size_t candidate) const {
   if (state.declared_skip) return true;
   if (state.declared) return false;
   if (state.crashes >= config_.max_attempts) return true;
-  return state.judgement && state.judgement->verdict == CandidateVerdict::kUnknown &&
+  return state.judgement && state.judgement->verdict == CandidateVerdict::kInconclusive &&
          static_cast<int>(state.boot_sizes.size()) >= candidate_boot_cap();
 }
 
@@ -126,7 +126,7 @@ std::pair<std::size_t, std::size_t> Search::bounds() const {
     if (i == bad_) return CandidateVerdict::kBad;
     const CandidateState& state = states_[i];
     if (state.declared) return *state.declared;
-    return state.judgement ? state.judgement->verdict : CandidateVerdict::kUnknown;
+    return state.judgement ? state.judgement->verdict : CandidateVerdict::kInconclusive;
   };
   // Only a touched candidate has a verdict.
   const auto first = touched_.upper_bound(good_);
@@ -370,9 +370,9 @@ std::vector<BootLevels> Search::drift_groups() const {
   for (const std::size_t i : touched_) {
     if (i == good_ || i == bad_) continue;
     const std::optional<Judgement>& judgement = states_[i].judgement;
-    const CandidateVerdict verdict = judgement ? judgement->verdict : CandidateVerdict::kUnknown;
+    const CandidateVerdict verdict = judgement ? judgement->verdict : CandidateVerdict::kInconclusive;
     BootLevels& joined = verdict == CandidateVerdict::kGood ? good : bad;
-    if (verdict == CandidateVerdict::kUnknown) {
+    if (verdict == CandidateVerdict::kInconclusive) {
       groups.push_back(levels(i));
     } else {
       joined.insert(joined.end(), levels(i).begin(), levels(i).end());
@@ -448,7 +448,7 @@ void Search::add_crash(std::size_t candidate) {
 void Search::declare(std::size_t candidate, CandidateVerdict verdict) {
   CandidateState& state = states_.at(candidate);
   touched_.insert(candidate);
-  state.declared_skip = verdict == CandidateVerdict::kUnknown;
+  state.declared_skip = verdict == CandidateVerdict::kInconclusive;
   state.declared.reset();
   if (!state.declared_skip) state.declared = verdict;
 }

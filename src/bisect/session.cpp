@@ -136,7 +136,7 @@ Status add_outcome(Session& session, std::size_t index, const std::string& kind,
     } else if (verdict == "bad") {
       session.search.declare(index, CandidateVerdict::kBad);
     } else if (verdict == "skip") {
-      session.search.declare(index, CandidateVerdict::kUnknown);
+      session.search.declare(index, CandidateVerdict::kInconclusive);
     } else {
       return content_error(where + ": verdict must be good, bad or skip, not \"" + verdict + "\"");
     }

@@ -51,11 +51,11 @@ TEST(Judge, ABootHalfwayOnDriftingBootsIsUnknownWithTheNumbers) {
   const BootLevels good = boots_at({104, 96, 100}, 15);
   const BootLevels bad = boots_at({94, 86, 90}, 15);
   const Judgement judgement = judge(boots_at({93}), good, bad, pooled(good, bad), 0.001);
-  EXPECT_EQ(judgement.verdict, CandidateVerdict::kUnknown);
+  EXPECT_EQ(judgement.verdict, CandidateVerdict::kInconclusive);
   EXPECT_NE(judgement.reason.find("not yet told apart: 1 boot(s)"), std::string::npos)
       << judgement.reason;
   EXPECT_NE(judgement.reason.find("degrees of freedom"), std::string::npos) << judgement.reason;
-  EXPECT_EQ(judge({}, good, bad, pooled(good, bad), 0.01).verdict, CandidateVerdict::kUnknown);
+  EXPECT_EQ(judge({}, good, bad, pooled(good, bad), 0.01).verdict, CandidateVerdict::kInconclusive);
 }
 
 TEST(LookAlpha, EveryLookGetsItsShareAndTheSharesAddUpToTheCandidates) {

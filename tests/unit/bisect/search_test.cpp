@@ -155,7 +155,7 @@ TEST(Search, WithoutDriftMoreRunsStayInTheBootWithDriftTheyTakeAFreshOne) {
     }
     ASSERT_EQ(action.purpose, Action::Purpose::kBisect) << action.why;
     search.add_samples(action.candidate, spread_at(95.5, action.samples, 0.04));
-    ASSERT_EQ(search.state(action.candidate).judgement->verdict, CandidateVerdict::kUnknown)
+    ASSERT_EQ(search.state(action.candidate).judgement->verdict, CandidateVerdict::kInconclusive)
         << search.state(action.candidate).judgement->reason;
     const Action more = search.next();
     if (drifting) {
@@ -330,7 +330,7 @@ TEST(Search, TheCandidateNearestTheCentreIsAskedTheLowerOfTwoFirst) {
          action = search.next()) {
       asked.push_back(action.candidate);
       search.declare(action.candidate,
-                     CandidateVerdict::kUnknown);  // skip: the next nearest is asked
+                     CandidateVerdict::kInconclusive);  // skip: the next nearest is asked
     }
     EXPECT_EQ(asked, order) << count << " candidates";
     EXPECT_EQ(*search.first_bad(), count - 1);

@@ -41,7 +41,7 @@ TEST(DeclaredSearch, SkippedCandidatesAreNamedAsPossible) {
   for (Action action = search.next(); action.kind == Action::Kind::kMeasure;
        action = search.next()) {
     const std::size_t candidate = action.candidate;
-    search.declare(candidate, candidate == 4 ? CandidateVerdict::kUnknown
+    search.declare(candidate, candidate == 4 ? CandidateVerdict::kInconclusive
                                              : (candidate >= 4 ? CandidateVerdict::kBad
                                                                : CandidateVerdict::kGood));
   }
