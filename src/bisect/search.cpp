@@ -370,7 +370,8 @@ std::vector<BootLevels> Search::drift_groups() const {
   for (const std::size_t i : touched_) {
     if (i == good_ || i == bad_) continue;
     const std::optional<Judgement>& judgement = states_[i].judgement;
-    const CandidateVerdict verdict = judgement ? judgement->verdict : CandidateVerdict::kInconclusive;
+    const CandidateVerdict verdict =
+        judgement ? judgement->verdict : CandidateVerdict::kInconclusive;
     BootLevels& joined = verdict == CandidateVerdict::kGood ? good : bad;
     if (verdict == CandidateVerdict::kInconclusive) {
       groups.push_back(levels(i));

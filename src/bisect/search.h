@@ -101,7 +101,8 @@ class Search {
   // One more candidate after the listed ones: measured and judged like them, outside the
   // binary search (an isolation test, isolation.h).
   void add_candidate() { states_.emplace_back(); }
-  // A verdict said for the candidate: kGood or kBad, or kInconclusive for "skip" (cannot be tested).
+  // A verdict said for the candidate: kGood or kBad, or kInconclusive for "skip" (cannot be
+  // tested).
   void declare(std::size_t candidate, CandidateVerdict verdict);
 
   const CandidateState& state(std::size_t candidate) const { return states_.at(candidate); }

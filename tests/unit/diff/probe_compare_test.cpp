@@ -426,3 +426,64 @@ TEST(ProbeCompare, NoProbeOnASideIsNamed) {
 
 }  // namespace
 }  // namespace kdrift
+
+namespace kdrift {
+namespace {
+
+// Thirty seconds a side at the same level, spread 0.3 %: the interval, run-to-run noise included,
+// lies inside ±5 %, and that is shown, not merely "no change found".
+TEST(ProbeCompareThreeWay, SteadyRunsAtOneLevelAreEquivalent) {
+  std::vector<double> a;
+  std::vector<double> b;
+  for (int second = 0; second < 30; ++second) {
+    a.push_back(100000 * (1 + 0.003 * ((second % 5) - 2)));
+    b.push_back(100000 * (1 + 0.003 * (((second + 2) % 5) - 2)));
+  }
+  const Json pa = probe({job("j", a)});
+  const Json pb = probe({job("j", b)});
+  const ProbeComparison compared = compare_probes(&pa, &pb);
+  ASSERT_EQ(compared.jobs.size(), 1U);
+  EXPECT_EQ(compared.jobs[0].verdict.state, VerdictState::kEquivalent);
+  EXPECT_EQ(compared.jobs[0].entry["verdict"], "equivalent");
+  ASSERT_TRUE(compared.jobs[0].verdict.bounds);
+  EXPECT_GE(compared.jobs[0].verdict.bounds->low, 0.95);
+  EXPECT_LE(compared.jobs[0].verdict.bounds->high, 1 / 0.95);
+  EXPECT_DOUBLE_EQ(compared.jobs[0].verdict.bounds->confidence, 0.99);
+}
+
+// The case: three boots a side, every B slower than every A (A 168k, 178k, 269k; B held at
+// 125k). Three a side at A's spread cannot decide it at 99 %: the verdict is inconclusive, never
+// "nothing differs", and says how many snapshots a side would.
+TEST(ProbeCompareThreeWay, EveryBSlowerWithTooFewSnapshotsIsInconclusiveWithACount) {
+  std::vector<Json> side_a;
+  std::vector<Json> side_b;
+  for (const double level : {168000.0, 178000.0, 269000.0})
+    side_a.push_back(probe({job("j", shifted(kSteady, level / 100))}));
+  for (const double level : {125100.0, 124900.0, 125000.0})
+    side_b.push_back(probe({job("j", shifted(kSteady, level / 100))}));
+  std::vector<const Json*> a;
+  std::vector<const Json*> b;
+  for (const Json& snapshot : side_a)
+    a.push_back(&snapshot);
+  for (const Json& snapshot : side_b)
+    b.push_back(&snapshot);
+  const ProbeComparison compared = compare_probe_sets(a, b);
+  ASSERT_EQ(compared.jobs.size(), 1U);
+  const Verdict& verdict = compared.jobs[0].verdict;
+  const Json& entry = compared.jobs[0].entry;
+  EXPECT_LT(entry["iops_ratio"].get<double>(), 0.75);
+  EXPECT_EQ(verdict.state, VerdictState::kInconclusive) << entry.dump(1);
+  ASSERT_TRUE(verdict.decide);
+  EXPECT_EQ(verdict.decide->unit, SampleUnit::kSnapshots);
+  EXPECT_EQ(verdict.decide->now, 3U);
+  EXPECT_FALSE(verdict.decide->beyond_reach);
+  EXPECT_GT(verdict.decide->needed, 3U);
+  EXPECT_LE(verdict.decide->needed, 12U);
+  // The interval printed is the one decided on, and it holds 1.
+  ASSERT_TRUE(verdict.bounds);
+  EXPECT_LT(verdict.bounds->low, 1);
+  EXPECT_GT(verdict.bounds->high, 1);
+}
+
+}  // namespace
+}  // namespace kdrift
