@@ -254,18 +254,24 @@ void put_outcome(Json& job, const Json& fio_job) {
   }
 }
 
+// elapsed_s: the longest runtime of the directions that did I/O, or why there is none.
 void put_directions(Json& job, const Json& fio_job, FioEra era, bool gtod_reduce) {
-  double elapsed_s = -1;
+  bool any = false;
+  std::optional<double> elapsed_s;
   for (const char* key : kDirections) {
     const Json* stats = object_member(fio_job, key);
     if (stats == nullptr || !did_io(*stats)) continue;
+    any = true;
     job[key] = direction(*stats, era, gtod_reduce);
-    elapsed_s = std::max(elapsed_s, job[key].value("runtime_s", 0.0));
+    if (const auto runtime_s = number_member(job[key], "runtime_s")) {
+      elapsed_s = std::max(elapsed_s.value_or(0), *runtime_s);
+    }
   }
-  if (elapsed_s >= 0) {
-    job["elapsed_s"] = elapsed_s;
+  if (elapsed_s) {
+    job["elapsed_s"] = *elapsed_s;
   } else {
-    mark_unavailable(job, "elapsed_s", "fio reported no I/O in any direction");
+    mark_unavailable(job, "elapsed_s",
+                     any ? "fio reported no runtime" : "fio reported no I/O in any direction");
   }
 }
 
@@ -387,6 +393,7 @@ Json provenance(const Json& document, const LocatedFioJson& located, bool client
               {"layout", client_server ? "client_stats" : "jobs"},
               {"surrounded_by_text", located.surrounded_by_text},
               {"format", has_bins(*entries_of(document).list) ? "json+" : "json"}};
+  if (located.earlier_documents > 0) out["earlier_reports"] = located.earlier_documents;
   if (const auto version = string_at(document, {"fio version"})) {
     out["version"] = *version;
   } else {

@@ -120,6 +120,20 @@ TEST(FioFixtures, NormalTextThenJson) {
   expect_agrees((*section)["jobs"][0], normal_report(text.substr(end)));
 }
 
+// --status-interval with json,normal: a document and a normal report each second; the last pair
+// is the run's result.
+TEST(FioFixtures, StatusIntervalImportsTheFinalReport) {
+  const std::string name = "fio-3.33-json-normal-status-interval.txt";
+  const Json section = imported(name);
+  EXPECT_EQ(section["imported_from"]["earlier_reports"], 2);
+  const std::string text = testing::fio_fixture(name);
+  expect_agrees(section["jobs"][0], normal_report(text.substr(text.rfind("\n}") + 2)));
+  const Json bare = imported("fio-3.33-json-status-interval.json");
+  EXPECT_EQ(bare["imported_from"]["earlier_reports"], 3);
+  EXPECT_EQ(bare["jobs"][0]["read"]["ios"], 23812);  // once the first second's 7533
+  EXPECT_EQ(bare["jobs"][0]["elapsed_s"], 3.004);
+}
+
 // fio --client with json+,normal: normal report first, then the document with bins.
 TEST(FioFixtures, ClientJsonPlusAfterNormalText) {
   const std::string name = "fio-3.33-client-jsonplus-normal.txt";
