@@ -29,16 +29,21 @@ constexpr JsonLimits kFioLimits{.max_depth = 32, .max_values = 1'000'000};
 // fio's directions; "mixed" is what unified_rw_reporting writes instead of read and write.
 constexpr std::array<const char*, 4> kDirections = {"read", "write", "trim", "mixed"};
 
-// fio's engine flags that kdrift's engine label spells.
+// fio's engine flags that kdrift's engine label spells. io_uring_cmd (NVMe passthrough) takes
+// io_uring's options.
 struct EngineFlag {
   const char* engine;
   const char* option;
   const char* label;
 };
-constexpr std::array<EngineFlag, 5> kEngineFlags = {{{"io_uring", "hipri", "+iopoll"},
+constexpr std::array<EngineFlag, 9> kEngineFlags = {{{"io_uring", "hipri", "+iopoll"},
                                                      {"io_uring", "sqthread_poll", "+sqpoll"},
                                                      {"io_uring", "fixedbufs", "+fixedbufs"},
                                                      {"io_uring", "registerfiles", "+regfiles"},
+                                                     {"io_uring_cmd", "hipri", "+iopoll"},
+                                                     {"io_uring_cmd", "sqthread_poll", "+sqpoll"},
+                                                     {"io_uring_cmd", "fixedbufs", "+fixedbufs"},
+                                                     {"io_uring_cmd", "registerfiles", "+regfiles"},
                                                      {"pvsync2", "hipri", "+hipri"}}};
 
 // fio's engine and its flags as kdrift's engine label. A flag the file leaves unknown is named

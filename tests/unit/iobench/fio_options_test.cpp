@@ -72,6 +72,12 @@ TEST(FioFlag, TheEngineLabelSaysOnlyWhatTheFileShows) {
   EXPECT_EQ(job["engine"], "io_uring+sqpoll");
   EXPECT_EQ(why_unavailable(job, "engine_flags"),
             "whether hipri was set: hipri=\"yes\" is not a value fio takes for it");
+  imported = import_fio(
+      R"({"fio version": "fio-3.42", "jobs": [{"jobname": "j", "job options": {"ioengine":)"
+      R"( "io_uring_cmd", "hipri": ""}, "read": {"total_ios": 1}}]})",
+      "cmd.json");
+  ASSERT_TRUE(imported.ok()) << imported.error().describe();
+  EXPECT_EQ((*imported)["jobs"][0]["engine"], "io_uring_cmd+iopoll");
   // fio 3.33 leaves a flag given without a value out: its absence says nothing.
   imported = import_fio(
       R"({"fio version": "fio-3.33", "jobs": [{"jobname": "j", "job options": {"ioengine":)"
