@@ -12,29 +12,31 @@ namespace {
 constexpr const char* kValuelessLeftOut =
     "fio before 3.39 leaves out an option given without a value";
 
+// Whether "fio version" ("fio-3.42", "fio-3.39-12-g6f77155") is major.minor or later.
+bool fio_version_at_least(const Json& document, uint64_t major, uint64_t minor) {
+  const std::string version = text_member(document, "fio version");
+  if (version.rfind("fio-", 0) != 0) return false;
+  const char* last = version.data() + version.size();
+  uint64_t got_major = 0;
+  uint64_t got_minor = 0;
+  const auto major_end = std::from_chars(version.data() + 4, last, got_major);
+  if (major_end.ec != std::errc() || major_end.ptr == last || *major_end.ptr != '.') return false;
+  if (std::from_chars(major_end.ptr + 1, last, got_minor).ec != std::errc()) return false;
+  return std::tie(got_major, got_minor) >= std::tie(major, minor);
+}
+
+bool has_empty_value(const Json* table) {
+  if (table == nullptr || !table->is_object()) return false;
+  for (const auto& value : *table) {
+    if (value.is_string() && value.get_ref<const std::string&>().empty()) return true;
+  }
+  return false;
+}
+
 // fio 3.39 is the first to write an option given without a value ("" in the JSON): in a file of
 // 3.39 or later, or one where such an option shows, an absent flag was not given.
 bool states_valueless_options(const Json& document) {
-  const std::string version = text_member(document, "fio version");
-  if (version.rfind("fio-", 0) == 0) {
-    const std::string rest = version.substr(4);
-    const size_t dot = rest.find('.');
-    const auto major = parse_uint(rest.substr(0, dot));
-    const size_t end =
-        dot == std::string::npos ? dot : rest.find_first_not_of("0123456789", dot + 1);
-    const auto minor =
-        dot == std::string::npos ? std::nullopt : parse_uint(rest.substr(dot + 1, end - dot - 1));
-    if (major && minor && std::tie(*major, *minor) >= std::tuple(uint64_t{3}, uint64_t{39})) {
-      return true;
-    }
-  }
-  const auto has_empty_value = [](const Json* table) {
-    if (table == nullptr || !table->is_object()) return false;
-    for (const auto& value : *table) {
-      if (value.is_string() && value.get_ref<const std::string&>().empty()) return true;
-    }
-    return false;
-  };
+  if (fio_version_at_least(document, 3, 39)) return true;
   if (const Json* global = member(document, "global options")) {
     if (has_empty_value(global)) return true;
     if (global->is_array()) {
@@ -185,7 +187,8 @@ FioOptions FioGlobalOptions::for_job(const Json& fio_job, const Json& job_option
   };
   if (!per_client_) return options_of(shared_);
   const FioClient client = FioClient::of(fio_job);
-  if (!client.port || !fio_job.contains("hostname")) {
+  const Json* hostname = member(fio_job, "hostname");
+  if (!client.port || hostname == nullptr || !hostname->is_string()) {
     return FioOptions(job_options, nullptr,
                       "this job names no client (hostname and port) to find its global options "
                       "by among the file's list of them",

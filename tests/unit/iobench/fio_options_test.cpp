@@ -90,6 +90,30 @@ TEST(FioFlag, TheEngineLabelSaysOnlyWhatTheFileShows) {
             "out an option given without a value");
 }
 
+// Which fio writes a flag given without a value, by its version (3.4 is before 3.39).
+TEST(FioFlag, AbsentFlagsOfWhichVersionsSayNotSet) {
+  for (const auto& [version, says] :
+       std::initializer_list<std::pair<const char*, bool>>{{"fio-3.39", true},
+                                                           {"fio-3.39-12-g6f77155", true},
+                                                           {"fio-4.0", true},
+                                                           {"fio-3.4", false},
+                                                           {"fio-3.38", false},
+                                                           {"fio-2.99", false},
+                                                           {"fio-3", false},
+                                                           {"3.42", false}}) {
+    const Json document = {{"fio version", version},
+                           {"jobs",
+                            {{{"jobname", "j"},
+                              {"job options", {{"ioengine", "io_uring"}}},
+                              {"read", {{"total_ios", 1}}}}}}};
+    const auto imported = import_fio(document.dump(), "v.json");
+    ASSERT_TRUE(imported.ok()) << imported.error().describe();
+    const Json& job = (*imported)["jobs"][0];
+    EXPECT_EQ(job["engine"], "io_uring") << version;
+    EXPECT_EQ(why_unavailable(job, "engine_flags").empty(), says) << version;
+  }
+}
+
 // A single job, group_reporting "0" or "": never named a clone of itself, never refused.
 TEST(FioFlag, GroupReportingOfASingleJob) {
   for (const char* value : {"0", "", "1"}) {
