@@ -2,9 +2,11 @@
 
 #include <array>
 #include <map>
+#include <set>
 
 #include "collect/facts.h"
 #include "iobench/fio_json_locate.h"
+#include "iobench/fio_options.h"
 #include "iobench/fio_units.h"
 #include "snapshot/json_access.h"
 #include "util/bounded_json.h"
@@ -24,100 +26,114 @@ namespace {
 constexpr size_t kMaxFioOutputBytes = size_t{32} << 20;
 constexpr JsonLimits kFioLimits{.max_depth = 32, .max_values = 1'000'000};
 
-constexpr const char* kNotInOutput = "not in this fio output";
-// fio's name for the sum it adds to client/server output (client.c).
-constexpr std::string_view kAllClients = "All clients";
 // fio's directions; "mixed" is what unified_rw_reporting writes instead of read and write.
 constexpr std::array<const char*, 4> kDirections = {"read", "write", "trim", "mixed"};
 
-// A job's options: its own "job options" first, then the file's "global options". fio writes
-// options under the name they were given, so an alias (readwrite for rw) is looked up too.
-struct Options {
-  const Json& job;
-  const Json& global;
-
-  std::optional<std::string> get(std::initializer_list<const char*> names) const {
-    for (const Json* table : {&job, &global}) {
-      for (const char* name : names) {
-        const auto it = table->find(name);
-        if (it != table->end() && it->is_string()) return it->get<std::string>();
-      }
-    }
-    return std::nullopt;
-  }
-  bool enabled(const char* name) const {
-    const auto value = get({name});
-    return value && !value->empty() && *value != "0";
-  }
+// fio's engine flags that kdrift's engine label spells. io_uring_cmd (NVMe passthrough) takes
+// io_uring's options.
+struct EngineFlag {
+  const char* engine;
+  const char* option;
+  const char* label;
 };
+constexpr std::array<EngineFlag, 9> kEngineFlags = {{{"io_uring", "hipri", "+iopoll"},
+                                                     {"io_uring", "sqthread_poll", "+sqpoll"},
+                                                     {"io_uring", "fixedbufs", "+fixedbufs"},
+                                                     {"io_uring", "registerfiles", "+regfiles"},
+                                                     {"io_uring_cmd", "hipri", "+iopoll"},
+                                                     {"io_uring_cmd", "sqthread_poll", "+sqpoll"},
+                                                     {"io_uring_cmd", "fixedbufs", "+fixedbufs"},
+                                                     {"io_uring_cmd", "registerfiles", "+regfiles"},
+                                                     {"pvsync2", "hipri", "+hipri"}}};
 
-// fio's engine options mapped onto kdrift's engine label.
-std::string engine_label(const std::string& ioengine, const Options& options) {
-  std::string engine = ioengine;
-  if (engine == "io_uring") {
-    if (options.enabled("hipri")) engine += "+iopoll";
-    if (options.enabled("sqthread_poll")) engine += "+sqpoll";
-    if (options.enabled("fixedbufs")) engine += "+fixedbufs";
-    if (options.enabled("registerfiles")) engine += "+regfiles";
-  } else if (engine == "pvsync2" && options.enabled("hipri")) {
-    engine += "+hipri";
+// fio's engine and its flags as kdrift's engine label. A flag the file leaves unknown is named
+// beside the label: the label says only what the file shows.
+void put_engine(Json& job, const FioOptions& options) {
+  const auto ioengine = options.get({"ioengine"});
+  if (!ioengine) return mark_unavailable(job, "engine", options.why_absent());
+  std::string engine = *ioengine;
+  std::string unknown;
+  std::string why;
+  for (const auto& [name, option, label] : kEngineFlags) {
+    if (*ioengine != name) continue;
+    const auto flag = options.flag(option);
+    if (flag.state == FioFlag::kSet) engine += label;
+    if (flag.state != FioFlag::kUnknown) continue;
+    unknown += (unknown.empty() ? "" : ", ") + std::string(option);
+    why = flag.why_unknown;
   }
-  return engine;
+  job["engine"] = engine;
+  if (!unknown.empty()) {
+    mark_unavailable(job, "engine_flags",
+                     "whether " + unknown +
+                         (unknown.find(',') == std::string::npos ? " was" : " were") +
+                         " set: " + why);
+  }
+}
+
+// An option that is a number (iodepth, numjobs, ...) into job[key], or why it is not known.
+// Only what the options state is read: fio's defaults changed between versions.
+void put_count_option(Json& job, const char* key, std::initializer_list<const char*> names,
+                      const FioOptions& options, const char* is_not) {
+  const auto text = options.get(names);
+  const auto count = text ? parse_uint(*text) : std::nullopt;
+  if (count && *count > 0) {
+    job[key] = *count;
+  } else if (text) {
+    mark_unavailable(job, key, std::string(key) + "=" + quote_value(*text) + " is not " + is_not);
+  } else {
+    mark_unavailable(job, key, options.why_absent());
+  }
 }
 
 // engine, rw, bs, iodepth as the options state them; what they do not state is named
-// unavailable, never filled with a default (fio's own defaults changed between versions).
-void put_identity(Json& job, const Options& options) {
-  if (const auto engine = options.get({"ioengine"})) {
-    job["engine"] = engine_label(*engine, options);
-  } else {
-    mark_unavailable(job, "engine", kNotInOutput);
-  }
+// unavailable, never filled with a default.
+void put_identity(Json& job, const FioOptions& options) {
+  put_engine(job, options);
   if (const auto rw = options.get({"rw", "readwrite"})) {
     job["rw"] = *rw;
   } else {
-    mark_unavailable(job, "rw", kNotInOutput);
+    mark_unavailable(job, "rw", options.why_absent());
   }
+  // rwmixread=0 (all writes) is a share, not a count.
   if (const auto mix = options.get({"rwmixread"}); mix && parse_uint(*mix)) {
     job["rwmixread"] = *parse_uint(*mix);
+  } else if (mix) {
+    mark_unavailable(job, "rwmixread", "rwmixread=" + quote_value(*mix) + " is not a share");
   }
   const auto bs = options.get({"bs", "blocksize"});
   if (bs && parse_size(*bs)) {
     job["bs"] = *parse_size(*bs);
   } else {
-    mark_unavailable(job, "bs", bs ? "bs=" + quote_value(*bs) + " is not one size" : kNotInOutput);
+    mark_unavailable(job, "bs",
+                     bs ? "bs=" + quote_value(*bs) + " is not one size" : options.why_absent());
   }
-  const auto depth = options.get({"iodepth"});
-  if (depth && parse_uint(*depth)) {
-    job["iodepth"] = *parse_uint(*depth);
-  } else {
-    mark_unavailable(job, "iodepth",
-                     depth ? "iodepth=" + quote_value(*depth) + " is not a count" : kNotInOutput);
-  }
+  put_count_option(job, "iodepth", {"iodepth"}, options, "a count");
 }
 
-// numjobs and group_reporting. fio writes an option given without a value (--group_reporting)
-// nowhere in its JSON; what it did is still visible: numjobs clones reported as one entry were
-// summed, as many entries as clones were reported one by one.
-void put_clones(Json& job, const Options& options, size_t entries, size_t index) {
-  const auto numjobs_text = options.get({"numjobs"});
-  // 0: not stated (fio refuses numjobs=0).
-  const uint64_t numjobs = numjobs_text ? parse_uint(*numjobs_text).value_or(0) : 0;
-  if (numjobs > 0) {
-    job["numjobs"] = numjobs;
-  } else {
-    mark_unavailable(job, "numjobs", kNotInOutput);
-  }
-  if (options.get({"group_reporting"})) {
-    job["group_reporting"] = options.enabled("group_reporting");
-  } else if (numjobs > 1 && entries == 1) {
+// numjobs and group_reporting. Where the file does not say group_reporting (fio before 3.39
+// leaves out --group_reporting given without a value), what fio did is still visible: numjobs
+// clones reported as one entry were summed, as many entries as clones were reported one by one.
+// Not where the global options are unknown: there several clients share one name (one server
+// given twice), and the entries of a job name are no longer one job's clones. Only a job with
+// clones (numjobs above 1) reported one by one names its clone.
+void put_clones(Json& job, const FioOptions& options, size_t entries, size_t index) {
+  put_count_option(job, "numjobs", {"numjobs"}, options, "a count fio takes");
+  const uint64_t numjobs = job.value("numjobs", uint64_t{0});  // 0: not known
+  const auto stated = options.get({"group_reporting"});
+  const auto flag = options.flag("group_reporting");
+  if (stated && flag.state != FioFlag::kUnknown) {
+    job["group_reporting"] = flag.state == FioFlag::kSet;
+  } else if (numjobs > 1 && entries == 1 && options.global_known()) {
     job["group_reporting"] = true;
-  } else if (numjobs > 1 && entries == numjobs) {
+  } else if (numjobs > 1 && entries == numjobs && options.global_known()) {
     job["group_reporting"] = false;
+  } else if (flag.state != FioFlag::kUnknown) {
+    job["group_reporting"] = false;  // fio 3.39 on writes it when given: not given
   } else {
-    mark_unavailable(job, "group_reporting", kNotInOutput);
+    mark_unavailable(job, "group_reporting", stated ? flag.why_unknown : options.why_absent());
   }
-  if (job.value("group_reporting", true) == false) {
+  if (numjobs > 1 && job.value("group_reporting", true) == false) {
     job["clone"] = index + 1;
   }
 }
@@ -156,7 +172,7 @@ std::optional<std::string> not_measured(const Json& section, bool gtod_reduce) {
 void put_latency(Json& out, const Json& fio_direction, const char* name, bool gtod_reduce) {
   const std::string key = std::string(name) + "_ns";
   const auto source = fio_latency(fio_direction, name);
-  if (!source) return mark_unavailable(out, key, kNotInOutput);
+  if (!source) return mark_unavailable(out, key, kFioNotInOutput);
   const Json& section = *source->section;
   if (const auto why = not_measured(section, gtod_reduce)) return mark_unavailable(out, key, *why);
   const uint64_t unit = source->ns_per_unit;
@@ -205,7 +221,7 @@ Json direction(const Json& fio_direction, FioEra era, bool gtod_reduce) {
   if (const auto ios = count_member(fio_direction, "total_ios")) {
     out["ios"] = *ios;
   } else {
-    mark_unavailable(out, "ios", kNotInOutput);
+    mark_unavailable(out, "ios", kFioNotInOutput);
   }
   if (const auto bytes = fio_io_bytes(fio_direction, era)) out["bytes"] = *bytes;
   if (const auto iops = number_member(fio_direction, "iops")) out["iops"] = *iops;
@@ -214,14 +230,14 @@ Json direction(const Json& fio_direction, FioEra era, bool gtod_reduce) {
     out["runtime_s"] = *runtime_ms / 1000;
   }
   for (const char* key : {"bytes", "iops", "bw_bytes", "runtime_s"}) {
-    if (!out.contains(key)) mark_unavailable(out, key, kNotInOutput);
+    if (!out.contains(key)) mark_unavailable(out, key, kFioNotInOutput);
   }
   for (const char* name : {"slat", "clat", "lat"})
     put_latency(out, fio_direction, name, gtod_reduce);
   if (fio_direction.contains("iops_min")) {
     out["iops_samples"] = iops_samples(fio_direction);
   } else {
-    mark_unavailable(out, "iops_samples", kNotInOutput);
+    mark_unavailable(out, "iops_samples", kFioNotInOutput);
   }
   return out;
 }
@@ -232,48 +248,75 @@ void put_outcome(Json& job, const Json& fio_job) {
     job["status"] = *error == 0 ? "ok" : "failed";
     if (*error != 0) job["failure"] = {{"errno", *error}, {"error", "reported by fio"}};
   } else {
-    mark_unavailable(job, "status", kNotInOutput);
+    mark_unavailable(job, "status", kFioNotInOutput);
   }
   const auto usr = number_member(fio_job, "usr_cpu");
   const auto sys = number_member(fio_job, "sys_cpu");
   if (usr && sys) {
     job["cpu"] = {{"usr_pct", *usr}, {"sys_pct", *sys}};
   } else {
-    mark_unavailable(job, "cpu", kNotInOutput);
+    mark_unavailable(job, "cpu", kFioNotInOutput);
   }
 }
 
+// elapsed_s: the longest runtime of the directions that did I/O, or why there is none.
 void put_directions(Json& job, const Json& fio_job, FioEra era, bool gtod_reduce) {
-  double elapsed_s = -1;
+  bool any = false;
+  std::optional<double> elapsed_s;
   for (const char* key : kDirections) {
     const Json* stats = object_member(fio_job, key);
     if (stats == nullptr || !did_io(*stats)) continue;
+    any = true;
     job[key] = direction(*stats, era, gtod_reduce);
-    elapsed_s = std::max(elapsed_s, job[key].value("runtime_s", 0.0));
-  }
-  if (elapsed_s >= 0) {
-    job["elapsed_s"] = elapsed_s;
-  } else {
-    mark_unavailable(job, "elapsed_s", "fio reported no I/O in any direction");
-  }
-}
-
-// fio writes every option as a string; anything else is not fio's output.
-Result<bool> check_options(const Json& table, const std::string& source) {
-  if (!table.is_object()) return content_error(source + ": options are not an object");
-  for (const auto& [key, value] : table.items()) {
-    if (!value.is_string()) {
-      return content_error(source + ": option \"" + key + "\" is not a string");
+    if (const auto runtime_s = number_member(job[key], "runtime_s")) {
+      elapsed_s = std::max(elapsed_s.value_or(0), *runtime_s);
     }
   }
-  return true;
+  if (elapsed_s) {
+    job["elapsed_s"] = *elapsed_s;
+  } else {
+    mark_unavailable(job, "elapsed_s",
+                     any ? "fio reported no runtime" : "fio reported no I/O in any direction");
+  }
 }
 
-// The name diff pairs jobs by: fio's job name, with the host for client/server output and the
+// What naming a job needs to know of the file's whole list of entries.
+struct Roster {
+  using Group = std::pair<std::string, FioClient>;  // a job name on a client
+  std::map<Group, size_t> per_group;
+  std::map<FioClient, size_t> per_client;
+  // Hostnames of more than one client (servers on one host, on different ports): their jobs'
+  // names carry the port.
+  std::set<std::string> shared_hostnames;
+};
+
+bool is_all_clients_sum(const Json& fio_job, bool client_server) {
+  return client_server && fio_job.is_object() &&
+         text_member(fio_job, "jobname") == kFioAllClientsJob;
+}
+
+Roster roster_of(const Json& fio_jobs, bool client_server) {
+  Roster out;
+  std::map<std::string, FioClient> first_of_host;
+  for (const auto& fio_job : fio_jobs) {
+    if (!fio_job.is_object() || is_all_clients_sum(fio_job, client_server)) continue;
+    const FioClient client = FioClient::of(fio_job);
+    ++out.per_group[{text_member(fio_job, "jobname"), client}];
+    ++out.per_client[client];
+    const auto [it, added] = first_of_host.try_emplace(client.hostname, client);
+    if (!added && it->second.port != client.port) out.shared_hostnames.insert(client.hostname);
+  }
+  return out;
+}
+
+// The name diff pairs jobs by: fio's job name, with the client for client/server output and the
 // clone for numjobs reported one by one; a name still taken gets "#2", "#3", ...
-void name_job(Json& job, const std::string& jobname, std::map<std::string, int>& taken) {
-  std::string name = jobname;
-  if (job.contains("host")) name += " @" + job["host"].get<std::string>();
+void name_job(Json& job, const FioClient& client, const Roster& roster,
+              std::map<std::string, int>& taken) {
+  std::string name = job["workload"].get<std::string>();
+  if (!client.hostname.empty()) {
+    name += " @" + client.label(roster.shared_hostnames.count(client.hostname) > 0);
+  }
   if (job.contains("clone")) {
     name += " (clone " + std::to_string(job["clone"].get<uint64_t>()) + " of " +
             std::to_string(job["numjobs"].get<uint64_t>()) + ")";
@@ -293,31 +336,45 @@ Entries entries_of(const Json& document) {
   return {array_member(document, "client_stats"), true};
 }
 
-Result<Json> import_job(const Json& fio_job, const Json& global, FioEra era,
-                        const std::string& source, const std::map<std::string, size_t>& per_name,
-                        std::map<std::string, size_t>& seen) {
+// What import_job reads of the document beside the job.
+struct DocumentContext {
+  const FioGlobalOptions& global;
+  FioEra era;
+  const std::string& source;
+  const Roster& roster;
+};
+
+// What the jobs imported so far took: clone indexes and names.
+struct Taken {
+  std::map<Roster::Group, size_t> clones;
+  std::map<std::string, int> names;
+};
+
+Result<Json> import_job(const Json& fio_job, const DocumentContext& document, Taken& taken) {
+  const std::string& source = document.source;
   if (!fio_job.is_object()) return content_error(source + ": a job is not an object");
-  const Json options_table = fio_job.value("job options", Json::object());
-  if (auto checked = check_options(options_table, source); !checked) return checked.error();
-  const Options options{options_table, global};
-  const auto jobname = text_member(fio_job, "jobname");
   if (fio_job.contains("jobname") && !fio_job["jobname"].is_string()) {
     return content_error(source + ": a jobname is not a string");
   }
+  const auto jobname = text_member(fio_job, "jobname");
+  const Json options_table = fio_job.value("job options", Json::object());
+  if (auto checked =
+          check_fio_options(options_table, source + ": job options of " + quote_value(jobname));
+      !checked) {
+    return checked.error();
+  }
+  const FioOptions options = document.global.for_job(fio_job, options_table);
   Json job = {{"workload", jobname}};
-  if (const auto host = text_member(fio_job, "hostname"); !host.empty()) job["host"] = host;
-  if (const auto port = count_member(fio_job, "port")) job["port"] = *port;
+  const FioClient client = FioClient::of(fio_job);
+  if (!client.hostname.empty()) job["host"] = client.hostname;
+  if (client.port) job["port"] = *client.port;
   put_identity(job, options);
-  const std::string group = jobname + '\0' + job.value("host", std::string());
-  put_clones(job, options, per_name.at(group), seen[group]++);
+  const Roster::Group group{jobname, client};
+  put_clones(job, options, document.roster.per_group.at(group), taken.clones[group]++);
   put_outcome(job, fio_job);
-  put_directions(job, fio_job, era, options.enabled("gtod_reduce"));
+  put_directions(job, fio_job, document.era, options.flag("gtod_reduce").state == FioFlag::kSet);
+  name_job(job, client, document.roster, taken.names);
   return job;
-}
-
-std::string group_of(const Json& fio_job) {
-  if (!fio_job.is_object()) return {};
-  return text_member(fio_job, "jobname") + '\0' + text_member(fio_job, "hostname");
 }
 
 // json+ is json with each latency section's histogram bins.
@@ -341,15 +398,16 @@ Json provenance(const Json& document, const LocatedFioJson& located, bool client
               {"layout", client_server ? "client_stats" : "jobs"},
               {"surrounded_by_text", located.surrounded_by_text},
               {"format", has_bins(*entries_of(document).list) ? "json+" : "json"}};
+  if (located.earlier_documents > 0) out["earlier_reports"] = located.earlier_documents;
   if (const auto version = string_at(document, {"fio version"})) {
     out["version"] = *version;
   } else {
-    mark_unavailable(out, "version", kNotInOutput);
+    mark_unavailable(out, "version", kFioNotInOutput);
   }
   if (const auto timestamp = integer_member(document, "timestamp")) {
     out["timestamp"] = *timestamp;
   } else {
-    mark_unavailable(out, "timestamp", kNotInOutput);
+    mark_unavailable(out, "timestamp", kFioNotInOutput);
   }
   return out;
 }
@@ -358,28 +416,24 @@ Result<Json> import_document(std::string_view text, const std::string& source) {
   auto located = locate_fio_json(text, source, kFioLimits);
   if (!located) return located.error();
   const Json& document = located->document;
-  const Json global = document.value("global options", Json::object());
-  if (auto checked = check_options(global, source); !checked) return checked.error();
   const Entries entries = entries_of(document);
-  std::map<std::string, size_t> per_name;
-  for (const auto& fio_job : *entries.list)
-    ++per_name[group_of(fio_job)];
-  std::map<std::string, size_t> seen;
-  std::map<std::string, int> taken;
+  const Roster roster = roster_of(*entries.list, entries.client_server);
+  const auto global = FioGlobalOptions::read(document, roster.per_client, source);
+  if (!global) return global.error();
+  const DocumentContext context{*global, fio_era(document), source, roster};
+  Taken taken;
   Json jobs = Json::array();
   Json skipped = Json::array();
   for (const auto& fio_job : *entries.list) {
-    if (entries.client_server && fio_job.is_object() &&
-        text_member(fio_job, "jobname") == kAllClients) {
-      skipped.push_back({{"jobname", kAllClients},
+    if (is_all_clients_sum(fio_job, entries.client_server)) {
+      skipped.push_back({{"jobname", kFioAllClientsJob},
                          {"reason",
                           "fio's sum over every client's jobs; each client's own "
                           "jobs are imported under their host"}});
       continue;
     }
-    auto job = import_job(fio_job, global, fio_era(document), source, per_name, seen);
+    auto job = import_job(fio_job, context, taken);
     if (!job) return job.error();
-    name_job(*job, (*job)["workload"].get<std::string>(), taken);
     jobs.push_back(std::move(*job));
   }
   Json section = {{"profile", {{"name", "fio"}, {"source", source}}},

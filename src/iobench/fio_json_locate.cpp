@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 
 namespace kdrift {
 namespace {
@@ -57,33 +58,52 @@ size_t line_of(std::string_view text, size_t offset) {
 
 Result<LocatedFioJson> locate_fio_json(std::string_view text, const std::string& source,
                                        const JsonLimits& limits) {
+  std::optional<LocatedFioJson> found;
+  size_t found_start = 0;
+  size_t found_end = 0;
   size_t from = 0;
-  int tried = 0;
+  int tried = 0;  // objects that were not fio's
   bool any = false;
   while (tried < kMaxCandidates) {
     const size_t start = text.find('{', from);
     if (start == std::string_view::npos) break;
     any = true;
     const size_t end = balanced_end(text, start);
+    // After fio's document, a brace that never closes is a stray one in its normal text, unless
+    // what follows is fio's next document cut off (a run stopped during --status-interval).
+    if (end == std::string_view::npos && found &&
+        text.find("\"fio version\"", start) == std::string_view::npos) {
+      break;
+    }
     if (end == std::string_view::npos) {
       return content_error(source + ": truncated fio output: the JSON object opened on line " +
                            std::to_string(line_of(text, start)) + " is never closed");
     }
-    ++tried;
     auto parsed = parse_bounded_json(text.substr(start, end - start), source, limits);
     if (!parsed) {
       // Over a limit: refused, as the whole file would be. Not JSON: a brace in the text.
       if (parsed.error().describe().find(": not valid JSON") == std::string::npos) {
         return parsed.error();
       }
+      ++tried;
       from = start + 1;
       continue;
     }
-    if (is_fio_document(*parsed)) {
-      const bool surrounded = !blank(text.substr(0, start)) || !blank(text.substr(end));
-      return LocatedFioJson{std::move(*parsed), surrounded};
+    from = end;  // an object is skipped whole, fio's or someone else's
+    if (!is_fio_document(*parsed)) {
+      ++tried;
+      continue;
     }
-    from = end;  // someone else's object: skipped whole
+    // fio --status-interval writes its figures so far every interval, the final ones last.
+    const size_t earlier = found ? found->earlier_documents + 1 : 0;
+    found = LocatedFioJson{std::move(*parsed), false, earlier};
+    found_start = start;
+    found_end = end;
+  }
+  if (found) {
+    found->surrounded_by_text =
+        !blank(text.substr(0, found_start)) || !blank(text.substr(found_end));
+    return std::move(*found);
   }
   if (!any) return content_error(source + ": no JSON object in it");
   return content_error(source + ": no fio JSON object (one with a \"jobs\" or \"client_stats\" " +

@@ -16,11 +16,14 @@ namespace kdrift {
 
 struct LocatedFioJson {
   Json document;
-  // Whether anything but white space came before or after the document.
+  // Whether anything but white space (earlier documents included) came before or after it.
   bool surrounded_by_text = false;
+  // fio documents before this one: --status-interval writes the figures so far every interval
+  // and the final ones last, so the last document in the text is the one located.
+  size_t earlier_documents = 0;
 };
 
-// The first brace-balanced object in text that parses within limits as fio's document (an
+// The last brace-balanced object in text that parses within limits as fio's document (an
 // object with a "jobs" or "client_stats" array). Errors name source: no object at all, an object
 // that never closes (a truncated file), none of fio's among the objects tried, or a limit
 // refused while parsing (returned at once: a hostile document is not searched past).

@@ -120,6 +120,20 @@ TEST(FioFixtures, NormalTextThenJson) {
   expect_agrees((*section)["jobs"][0], normal_report(text.substr(end)));
 }
 
+// --status-interval with json,normal: a document and a normal report each second; the last pair
+// is the run's result.
+TEST(FioFixtures, StatusIntervalImportsTheFinalReport) {
+  const std::string name = "fio-3.33-json-normal-status-interval.txt";
+  const Json section = imported(name);
+  EXPECT_EQ(section["imported_from"]["earlier_reports"], 2);
+  const std::string text = testing::fio_fixture(name);
+  expect_agrees(section["jobs"][0], normal_report(text.substr(text.rfind("\n}") + 2)));
+  const Json bare = imported("fio-3.33-json-status-interval.json");
+  EXPECT_EQ(bare["imported_from"]["earlier_reports"], 3);
+  EXPECT_EQ(bare["jobs"][0]["read"]["ios"], 23812);  // once the first second's 7533
+  EXPECT_EQ(bare["jobs"][0]["elapsed_s"], 3.004);
+}
+
 // fio --client with json+,normal: normal report first, then the document with bins.
 TEST(FioFixtures, ClientJsonPlusAfterNormalText) {
   const std::string name = "fio-3.33-client-jsonplus-normal.txt";
@@ -316,6 +330,133 @@ TEST(FioFixtures, FioPlotOutputsOfThreeVersions) {
   EXPECT_EQ(v316["read"]["ios"], 54838);
 }
 
+// The figures of every direction fio's entry moved I/O in, against the imported job.
+void expect_figures_of(const Json& job, const Json& fio_job) {
+  for (const char* direction : {"read", "write"}) {
+    const Json& fio = fio_job[direction];
+    if (fio["total_ios"] == 0) {
+      EXPECT_FALSE(job.contains(direction)) << direction;
+      continue;
+    }
+    const Json& stats = job[direction];
+    EXPECT_EQ(stats["ios"], fio["total_ios"]) << direction;
+    EXPECT_EQ(stats["bytes"], fio["io_bytes"]) << direction;
+    EXPECT_DOUBLE_EQ(stats["iops"].get<double>(), fio["iops"].get<double>()) << direction;
+    EXPECT_EQ(stats["clat_ns"]["percentile"], fio["clat_ns"]["percentile"]) << direction;
+    EXPECT_EQ(stats["lat_ns"]["max"], fio["lat_ns"]["max"]) << direction;
+  }
+}
+
+// fio 3.39 on writes an option given without a value as "": a flag that is set.
+TEST(FioFixtures, Fio342FlagsWithoutAValueAreSet) {
+  const std::string name = "fio-3.42-json-valueless-flags.json";
+  const Json fio = Json::parse(testing::fio_fixture(name));
+  ASSERT_EQ(fio["global options"]["group_reporting"], "");
+  const Json section = imported(name);
+  ASSERT_EQ(section["jobs"].size(), 1u);
+  const Json& job = section["jobs"][0];
+  EXPECT_EQ(job["name"], "flags");  // once "flags (clone 1 of 2)": "" read as false
+  EXPECT_EQ(job["group_reporting"], true);
+  EXPECT_EQ(job["numjobs"], 2);
+  EXPECT_FALSE(job.contains("clone"));
+  EXPECT_EQ(job["engine"], "io_uring+fixedbufs+regfiles");
+  EXPECT_EQ(job["iodepth"], 8);
+  EXPECT_EQ(job["bs"], 4096);                  // from the global options
+  EXPECT_EQ(reason(job, "engine_flags"), "");  // 3.42 writes every flag it was given
+  expect_figures_of(job, fio["jobs"][0]);
+  EXPECT_EQ(job["read"]["ios"], 107762);
+  EXPECT_EQ(job["read"]["clat_ns"]["percentile"]["99.000000"], 2113536);
+
+  // One client: the global options are still an object. No numjobs: once a refused file.
+  const std::string client_name = "fio-3.42-client-json-valueless-flags.json";
+  const Json client_fio = Json::parse(testing::fio_fixture(client_name));
+  const Json client = imported(client_name)["jobs"][0];
+  EXPECT_EQ(client["name"], "single @localhost");
+  EXPECT_EQ(client["port"], 18766);
+  EXPECT_EQ(client["group_reporting"], true);
+  EXPECT_EQ(reason(client, "numjobs"), kNotIn);
+  EXPECT_EQ(client["engine"], "libaio");
+  EXPECT_EQ(client["iodepth"], 4);
+  expect_figures_of(client, client_fio["client_stats"][0]);
+}
+
+// fio 3.39 on, a client of several servers lists each client's global options apart.
+TEST(FioFixtures, Fio342EachClientTakesItsOwnGlobalOptions) {
+  const std::string name = "fio-3.42-client-two-ports-json.json";
+  const Json fio = Json::parse(testing::fio_fixture(name));
+  ASSERT_TRUE(fio["global options"].is_array());
+  const Json section = imported(name);
+  ASSERT_EQ(section["jobs"].size(), 2u);
+  ASSERT_EQ(section["skipped"].size(), 1u);
+  // One host, two servers, one job name: the port tells them apart.
+  const Json& read = section["jobs"][0];
+  EXPECT_EQ(read["name"], "cs @localhost:18765");
+  EXPECT_EQ(read["port"], 18765);
+  EXPECT_EQ(read["engine"], "libaio");
+  EXPECT_EQ(read["bs"], 4096);
+  EXPECT_EQ(read["iodepth"], 4);
+  EXPECT_EQ(read["rw"], "randread");
+  EXPECT_EQ(read["numjobs"], 2);
+  EXPECT_EQ(read["group_reporting"], true);
+  expect_figures_of(read, fio["client_stats"][0]);
+  const Json& write = section["jobs"][1];
+  EXPECT_EQ(write["name"], "cs @localhost:18766");
+  EXPECT_EQ(write["engine"], "psync");
+  EXPECT_EQ(write["bs"], 8192);
+  EXPECT_EQ(write["rw"], "randwrite");
+  EXPECT_EQ(write["group_reporting"], false);  // 3.42 writes it when given: not given
+  EXPECT_EQ(reason(write, "iodepth"), kNotIn);
+  expect_figures_of(write, fio["client_stats"][1]);
+  EXPECT_EQ(write["write"]["ios"], 153601);
+  EXPECT_EQ(write["write"]["clat_ns"]["percentile"]["99.000000"], 3344);
+}
+
+// Three clients; the one without a [global] section has no entry in fio's list.
+TEST(FioFixtures, Fio342AClientWithoutGlobalOptions) {
+  const std::string name = "fio-3.42-client-three-clients-json.json";
+  const Json fio = Json::parse(testing::fio_fixture(name));
+  ASSERT_EQ(fio["global options"].size(), 2u);
+  const Json section = imported(name);
+  ASSERT_EQ(section["jobs"].size(), 3u);
+  EXPECT_EQ(section["jobs"][0]["name"], "cs @localhost:18766");
+  EXPECT_EQ(section["jobs"][0]["bs"], 8192);
+  EXPECT_EQ(section["jobs"][1]["name"], "cs @localhost:18765");
+  EXPECT_EQ(section["jobs"][1]["engine"], "libaio");
+  const Json& own = section["jobs"][2];
+  EXPECT_EQ(own["name"], "cs @127.0.0.1");  // the only client on its host
+  EXPECT_EQ(own["engine"], "psync");
+  EXPECT_EQ(own["bs"], 4096);
+  EXPECT_EQ(own["rw"], "read");
+  EXPECT_EQ(own["group_reporting"], false);
+  for (size_t i = 0; i < 3; ++i)
+    expect_figures_of(section["jobs"][i], fio["client_stats"][i]);
+}
+
+// One server given twice: fio runs both, names both alike and lists two different sets of
+// global options for them. No job says which set it ran with.
+TEST(FioFixtures, Fio342OneServerGivenTwice) {
+  const std::string name = "fio-3.42-client-same-server-twice-json.json";
+  const Json fio = Json::parse(testing::fio_fixture(name));
+  const Json section = imported(name);
+  ASSERT_EQ(section["jobs"].size(), 2u);
+  EXPECT_EQ(section["jobs"][0]["name"], "cs @localhost");
+  EXPECT_EQ(section["jobs"][1]["name"], "cs @localhost #2");
+  for (size_t i = 0; i < 2; ++i) {
+    const Json& job = section["jobs"][i];
+    for (const char* key : {"engine", "bs", "iodepth", "group_reporting"}) {
+      EXPECT_FALSE(job.contains(key)) << key;
+      EXPECT_NE(reason(job, key).find("two different sets of global options for clients at "
+                                      "localhost:18765"),
+                std::string::npos)
+          << key;
+    }
+    EXPECT_FALSE(job.contains("clone"));
+    expect_figures_of(job, fio["client_stats"][i]);
+  }
+  EXPECT_EQ(section["jobs"][0]["rw"], "randwrite");  // job options are the job's own
+  EXPECT_EQ(section["jobs"][1]["numjobs"], 2);
+}
+
 // Whatever import-fio writes reads back through the model unchanged.
 TEST(FioFixtures, EveryImportRoundTripsThroughTheModel) {
   for (const char* name :
@@ -323,7 +464,8 @@ TEST(FioFixtures, EveryImportRoundTripsThroughTheModel) {
         "fio-3.33-json-numjobs2.json", "pkb-fio-2.1.4-sample-result.json",
         "pkb-fio-2.17-randread-numjobs2-group.json", "storperf-fio-2.1.11-randread-4jobs.json",
         "fioplot-fio-3.1-randread-numjobs16-group.json",
-        "fio-3.33-jsonplus-randread-libaio-qd4.json"}) {
+        "fio-3.33-jsonplus-randread-libaio-qd4.json", "fio-3.42-json-valueless-flags.json",
+        "fio-3.42-client-two-ports-json.json", "fio-3.42-client-same-server-twice-json.json"}) {
     const Json section = imported(name);  // held: the loop below walks into it
     for (const auto& entry : section["jobs"]) {
       auto job = JobResult::from_json(entry);

@@ -107,6 +107,7 @@ TEST(FioImport, NothingIsInventedForWhatTheFileDoesNotSay) {
     EXPECT_EQ(job["unavailable"][key], "not in this fio output") << key;
   }
   EXPECT_EQ(job["read"]["bytes"], 8 * 1024);  // no io_kbytes beside it: fio before 3.0, KiB
+  EXPECT_EQ(job["unavailable"]["elapsed_s"], "fio reported no runtime");  // once 0
   EXPECT_EQ(job["read"]["unavailable"]["clat_ns"], "not in this fio output");
   EXPECT_EQ((*imported)["imported_from"]["unavailable"]["version"], "not in this fio output");
 }

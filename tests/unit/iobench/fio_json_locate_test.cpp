@@ -62,6 +62,23 @@ TEST(FioJsonLocate, RefusalsNameTheFileAndWhy) {
   EXPECT_NE(foreign.error().describe().find("no fio JSON object"), std::string::npos);
 }
 
+// fio --status-interval=1 on a 3 s run: its figures so far each second, the final ones last.
+TEST(FioJsonLocate, StatusReportsThenTheFinalDocument) {
+  const std::string text = testing::fio_fixture("fio-3.33-json-status-interval.json");
+  auto located = locate_fio_json(text, "x", kLimits);
+  ASSERT_TRUE(located.ok()) << located.error().describe();
+  EXPECT_EQ(located->earlier_documents, 3u);
+  EXPECT_TRUE(located->surrounded_by_text);
+  EXPECT_EQ(located->document["jobs"][0]["read"]["total_ios"], 23812);
+  EXPECT_EQ(located->document["jobs"][0]["read"]["runtime"], 3004);
+  // A run stopped while writing its next report: the file is cut, not the earlier report's.
+  const size_t second = text.find("\n{", 1) + 1;
+  auto cut = locate_fio_json(text.substr(0, second + 2000), "cut.json", kLimits);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().describe(),
+            "cut.json: truncated fio output: the JSON object opened on line 271 is never closed");
+}
+
 // Many brace pairs are not each parsed: the search stops after a bounded number of objects.
 TEST(FioJsonLocate, TheSearchIsBounded) {
   std::string text;
