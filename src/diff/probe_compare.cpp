@@ -233,8 +233,10 @@ Allowance allowance_for(const JobResult& a, const JobResult& b, std::string_view
 
 // A job's verdict from its metrics': worse when its throughput or a latency percentile is (a
 // tail that grew while the IOPS held is still a regression for a database), better when one is
-// better and none worse, equivalent only when every judged metric is, else inconclusive with the
-// most samples any undecided metric needs.
+// better and none worse, equivalent only when every judged metric is, else inconclusive. The
+// samples that would decide an inconclusive job: one metric that turns out changed decides it,
+// so while some undecided metric's ratio lies outside the margin, the fewest that one needs;
+// when all lie inside, every one must come to equivalence, so the most any needs.
 Verdict combined_verdict(const std::vector<Verdict>& metrics) {
   const auto any = [&](auto predicate) {
     return std::any_of(metrics.begin(), metrics.end(), predicate);
@@ -248,15 +250,22 @@ Verdict combined_verdict(const std::vector<Verdict>& metrics) {
   if (!any([](const Verdict& v) { return v.state != VerdictState::kEquivalent; })) {
     return Verdict::equivalent(*metrics.front().bounds);
   }
-  std::optional<DecidingSamples> most;
+  const double band = -std::log1p(-kEquivalenceMargin);
+  std::optional<DecidingSamples> toward_change;
+  std::optional<DecidingSamples> toward_equivalence;
   for (const Verdict& metric : metrics) {
     if (metric.state != VerdictState::kInconclusive || !metric.decide) continue;
     const DecidingSamples& decide = *metric.decide;
-    if (!most || (!most->beyond_reach && (decide.beyond_reach || decide.needed > most->needed))) {
-      most = decide;
-    }
+    const bool outside =
+        metric.bounds && std::abs(std::log(metric.bounds->ratio)) > band && !decide.beyond_reach;
+    auto& slot = outside ? toward_change : toward_equivalence;
+    const bool better = !slot || (outside ? decide.needed < slot->needed
+                                          : !slot->beyond_reach && (decide.beyond_reach ||
+                                                                    decide.needed > slot->needed));
+    if (better) slot = decide;
   }
-  return Verdict::inconclusive(most, metrics.front().bounds);
+  return Verdict::inconclusive(toward_change ? toward_change : toward_equivalence,
+                               metrics.front().bounds);
 }
 
 // Each tracked percentile's whole-run values and, with enough per-second samples, its test.
