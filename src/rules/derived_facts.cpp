@@ -109,7 +109,9 @@ Json iommu_facts(const Json& snapshot) {
       return !text_member(device, "pci").empty() && !mode.empty() && mode != "unknown";
     });
   }
+  // What the build gives with no parameter at all, whether or not the command line is known.
   inputs.cmdline.clear();
+  inputs.cmdline_known = true;
   const auto kconfig_default = iommu_mode_name(predict_iommu_mode(inputs).mode);
   Json facts = {{"predicted", iommu_mode_name(prediction.mode)},
                 {"basis", basis},
