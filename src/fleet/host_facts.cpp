@@ -113,8 +113,12 @@ void kernel_facts(const Json& snapshot, FactSet& facts) {
 void storage_facts(const Json& snapshot, FactSet& facts) {
   for (const Json& device : array_at(snapshot, {"iommu", "devices"})) {
     const std::string name = text_member(device, "device");
-    if (!name.empty())
-      facts.add_keyed("iommu.mode", device_class(name), text_member(device, "mode", "?"));
+    // A mode the snapshot does not know (a sos report without the IOMMU groups) is unknown,
+    // not a mode the host shares with others.
+    if (!name.empty()) {
+      facts.add_keyed("iommu.mode", device_class(name),
+                      text_member(device, "mode", std::string(kUnknownFact)));
+    }
   }
   if (const Json* controllers = object_at(snapshot, {"nvme", "controllers"})) {
     for (const auto& [name, controller] : controllers->items()) {
