@@ -260,6 +260,27 @@ TEST(DerivedFacts, RemoteNumaNeedsSeveralNodesAndTheWorkloadsCpus) {
   EXPECT_EQ(with_derived_facts(
                 pinned, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"]["remote_numa"],
             false);
+  // Without the device's node, the nodes or the CPUs it is unknown, never "local".
+  Json no_node = snapshot;
+  no_node["pci"]["devices"]["0000:81:00.0"] = {{"unavailable", {{"numa_node", "EACCES"}}}};
+  Json no_nodes = snapshot;
+  no_nodes["numa"] = {{"unavailable", {{"nodes", "/sys/devices/system/node: ENOENT"}}}};
+  Json no_cpus = snapshot;
+  no_cpus["environment"]["process"] = Json::object();
+  for (const Json* unknown : {&no_node, &no_nodes, &no_cpus}) {
+    const Json disk =
+        with_derived_facts(*unknown, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"];
+    EXPECT_FALSE(disk.contains("remote_numa")) << disk.dump();
+    EXPECT_FALSE(disk.contains("local_cpus_only")) << disk.dump();
+    EXPECT_TRUE(disk["unavailable"].contains("remote_numa")) << disk.dump();
+  }
+  // One node: local by construction, and it says what it was derived from.
+  Json one_node = snapshot;
+  one_node["numa"]["nodes"] = Json::parse(R"([{"node": 0, "cpus": [0, 1, 2, 3]}])");
+  const Json local =
+      with_derived_facts(one_node, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"];
+  EXPECT_EQ(local["remote_numa"], false);
+  EXPECT_EQ(local["derived"]["remote_numa"], Json({"numa.nodes"}));
 }
 
 // A file's verdict is judged again from its facts; one made in this process is taken as it is.
