@@ -284,6 +284,13 @@ void finding_metrics(const Json& report, Metrics& metrics) {
     findings.increment({{"id", text_member(finding, "id")}, {"severity", severity}});
     by_severity.increment({{"severity", severity}});
   }
+  // A zero finding count is no all-clear for a rule whose facts the snapshot does not know.
+  Family& not_judged = metrics.add(
+      "kdrift_rule_not_judged", "gauge",
+      "Rules that could not judge, a fact they need being unknown in the snapshot; always 1");
+  for (const Json& rule : array_at(report, {"not_judged"})) {
+    not_judged.set({{"id", text_member(rule, "id")}}, 1);
+  }
 }
 
 // A tracked percentile as a quantile label: 99.9 -> "0.999" (rounded first, since 99.9 / 100
