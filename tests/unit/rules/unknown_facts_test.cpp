@@ -6,6 +6,7 @@
 
 #include "collect/capture.h"
 #include "collect/sos_report.h"
+#include "report/report_html.h"
 #include "report/report_text.h"
 #include "rules/analysis.h"
 #include "support/fixtures.h"
@@ -108,6 +109,24 @@ TEST(UnknownFacts, ARealSosReportDiffedAgainstATranslatedHost) {
     EXPECT_NE((*translation)["direction"], "regressed");
   }
   EXPECT_TRUE(report["unknown_differences"]["iommu"].is_array());
+}
+
+// A reason is the snapshot's text: hostile in a hostile file. Every format keeps it inert.
+TEST(UnknownFacts, AHostileReasonIsInertInEveryFormat) {
+  const Json translated = fixture_snapshot("intel-lazy");
+  Json dump = as_without_the_iommu_tree(translated);
+  const std::string hostile = "\x1b[31m<script>alert(1)</script>\n## heading [x](http://e)";
+  for (auto& device : dump["iommu"]["devices"]) {
+    if (device.contains("unavailable")) device["unavailable"]["mode"] = hostile;
+  }
+  const auto report = diff_report({dump, "sos"}, {translated, "lazy"}, testing::builtin_rule_set());
+  const std::string text = render_report_text(report.document, false);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  const std::string markdown = render_report_markdown(report.document);
+  EXPECT_EQ(markdown.find("\n## heading"), std::string::npos);
+  const std::string html = render_report_html(report.document, report.probe_jobs);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
 }
 
 }  // namespace
