@@ -149,7 +149,28 @@ void put_partitions(Json& device, const SysRoot& root, const std::string& name,
   device["partitions"] = std::move(partitions);
 }
 
-Json collect_device(const SysRoot& root, const std::string& name) {
+// Whether an absent mq/ or loop/ below /sys/block/X means the device has none: always on the
+// live host or a complete dump; in another tree (a sos report) only where some device has one.
+struct KeptEntries {
+  bool mq = true;
+  bool loop = true;
+};
+
+constexpr std::string_view kNotKept =
+    "absent, and this tree keeps no such entry of any device (not a complete capture)";
+
+KeptEntries kept_entries(const SysRoot& root, const std::vector<std::string>& names) {
+  if (root.complete()) return {};
+  KeptEntries kept{false, false};
+  for (const auto& name : names) {
+    const std::string directory = "/sys/block/" + name;
+    kept.mq = kept.mq || root.exists(directory + "/mq");
+    kept.loop = kept.loop || root.exists(directory + "/loop");
+  }
+  return kept;
+}
+
+Json collect_device(const SysRoot& root, const std::string& name, const KeptEntries& kept) {
   Json device = Json::object();
   const std::string directory = "/sys/block/" + name;
   if (auto path = root.resolve(directory)) {
@@ -174,15 +195,25 @@ Json collect_device(const SysRoot& root, const std::string& name) {
   put_scheduler(device, device["queue"], directory + "/queue/scheduler");
 
   // bio-based drivers (zram, brd, dm's bio mode) have no blk-mq hardware queues: no requests,
-  // no merging, no elevator.
-  device["request_based"] = contains(*entries, "mq");
-  if (contains(*entries, "mq")) put_hardware_queues(device, root, directory);
+  // no merging, no elevator. A directory's missing entry says so only where the tree keeps such
+  // entries: a sos report keeps no device's mq/ and no loop/.
+  if (contains(*entries, "mq")) {
+    device["request_based"] = true;
+    put_hardware_queues(device, root, directory);
+  } else if (kept.mq) {
+    device["request_based"] = false;
+  } else {
+    mark_unavailable(device, "request_based", directory + "/mq: " + std::string(kNotKept));
+  }
 
   if (contains(*entries, "loop")) {
     device["loop"] = read_attribute_directory(root, directory + "/loop");
     device["loop"]["bound"] = true;
-  } else if (starts_with(name, "loop")) {
+  } else if (starts_with(name, "loop") && kept.loop) {
     device["loop"] = {{"bound", false}};  // no backing file attached
+  } else if (starts_with(name, "loop")) {
+    device["loop"] = Json::object();
+    mark_unavailable(device["loop"], "bound", directory + "/loop: " + std::string(kNotKept));
   }
   if (contains(*entries, "dm")) device["dm"] = read_attribute_directory(root, directory + "/dm");
   if (contains(*entries, "md")) {
@@ -206,8 +237,9 @@ Json collect_block(const SysRoot& root) {
     return section;
   }
   Json devices = Json::object();
+  const KeptEntries kept = kept_entries(root, *names);
   for (const auto& name : *names) {
-    devices[name] = collect_device(root, name);
+    devices[name] = collect_device(root, name, kept);
   }
   section["devices"] = std::move(devices);
   return section;

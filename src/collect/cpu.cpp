@@ -123,34 +123,48 @@ Json read_policy(const SysRoot& root, const std::string& dir, int id) {
 }
 
 // setting -> value -> cpus: one entry per value in force, instead of one per policy (intel_pstate
-// makes a policy per cpu). "uniform" when every setting has a single value.
+// makes a policy per cpu). "uniform" when every setting has a single value; unknown when a policy
+// was left out or a setting some policies report is unknown in another (a governor unreadable
+// in one policy may differ there). A setting no policy has (no EPP on acpi-cpufreq) is no doubt.
 Json summarise_policies(const Json& policies) {
   std::map<std::string, std::map<std::string, std::vector<int>>> by_setting;
+  std::map<std::string, std::string> unknown_in;  // setting -> a policy where it is unknown
   Json summary = Json::object();
+  std::string left_out;
   for (const auto& policy : policies) {
+    const std::string name = "policy" + std::to_string(policy["policy"].get<int>());
     if (!policy.contains("affected_cpus")) {
-      mark_unavailable(summary, "policy" + std::to_string(policy["policy"].get<int>()),
-                       "left out: its affected_cpus could not be read");
+      mark_unavailable(summary, name, "left out: its affected_cpus could not be read");
+      left_out = name;
       continue;
     }
     const auto cpus = policy["affected_cpus"].get<std::vector<int>>();
     for (const auto setting : kPolicySettings) {
       const auto value = policy.find(std::string(setting));
-      if (value == policy.end()) continue;
+      if (value == policy.end()) {
+        unknown_in.emplace(setting, name);
+        continue;
+      }
       auto& members = by_setting[std::string(setting)][value->get<std::string>()];
       members.insert(members.end(), cpus.begin(), cpus.end());
     }
   }
   bool uniform = true;
+  std::string doubt = left_out.empty() ? "" : left_out + " was left out";
   for (auto& [setting, values] : by_setting) {
     uniform = uniform && values.size() == 1;
     for (auto& [value, cpus] : values) {
       std::sort(cpus.begin(), cpus.end());
       summary[setting][value] = cpus;
     }
+    if (const auto unknown = unknown_in.find(setting); unknown != unknown_in.end()) {
+      doubt = setting + " is unknown in " + unknown->second;
+    }
   }
   if (by_setting.empty()) {
     mark_unavailable(summary, "uniform", "no policy could be summarised");
+  } else if (uniform && !doubt.empty()) {
+    mark_unavailable(summary, "uniform", doubt);
   } else {
     summary["uniform"] = uniform;
   }

@@ -87,15 +87,22 @@ void collect_units(const SysRoot& root, Json& section) {
   section["units"] = std::move(units);
 }
 
-// Group number -> default domain type, for the groups whose type could be read.
-using GroupTypes = std::map<int64_t, std::string>;
+// Group number -> default domain type, for the groups whose type could be read; and why the
+// groups could not be listed, when they could not: then a function without an iommu_group link
+// proves nothing (a sos report keeps neither the tree nor the links).
+struct GroupTypes {
+  std::map<int64_t, std::string> types;
+  std::string unlisted_because;
+};
 
 GroupTypes collect_groups(const SysRoot& root, Json& section) {
-  GroupTypes types;
+  GroupTypes groups;
+  auto& types = groups.types;
   auto names = root.list(kGroupsDirectory);
   if (!names) {
     mark_unavailable(section, "groups", names.error());
-    return types;
+    groups.unlisted_because = names.error().describe();
+    return groups;
   }
   std::vector<std::pair<int64_t, Json>> numbered;
   for (const auto& name : *names) {
@@ -123,54 +130,73 @@ GroupTypes collect_groups(const SysRoot& root, Json& section) {
   }
   std::sort(numbered.begin(), numbered.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  Json groups = Json::array();
+  Json listed = Json::array();
   for (auto& [number, group] : numbered) {
-    groups.push_back(std::move(group));
+    listed.push_back(std::move(group));
   }
-  section["groups"] = std::move(groups);
-  return types;
+  section["groups"] = std::move(listed);
+  return groups;
+}
+
+// What the mode was worked out from, as object["derived"] records it (docs/snapshot.md,
+// "Provenance").
+void derived_from(Json& record, std::vector<std::string> facts) {
+  record["derived"]["mode"] = std::move(facts);
+}
+
+// The mode is unknown because `input` is: both are named, with the same reason.
+void mode_unknown(Json& record, std::string_view input, const std::string& why) {
+  record.erase("mode");
+  mark_unavailable(record, input, why);
+  if (input != "mode") mark_unavailable(record, "mode", why);
 }
 
 // A device's mode is its PCI function's group type; without a PCI function (loop, zram, dm,
 // NVMe-oF) or without a group there is no IOMMU between the device and memory. (Non-PCI hardware
 // behind an IOMMU, such as an arm64 platform device behind an SMMU, would also read "none".)
+// A function without an iommu_group link is "none" only where the groups could be listed: a
+// tree that holds neither (a sos report) says nothing about the IOMMU.
 Json device_mode(const SysRoot& root, const std::string& name, const std::string& resolved,
                  const GroupTypes& groups) {
   Json record = {{"device", name}};
   const auto function = nearest_pci_function(resolved);
   if (!function) {
     record["mode"] = "none";
+    derived_from(record, {"/sys/block/" + name + ": no PCI function on its path"});
     return record;
   }
   record["pci"] = function->address;
   const std::string link = function->path + "/iommu_group";
   auto target = root.link_target(link);
   if (!target) {
-    if (target.error().code == ENOENT) {
-      record["mode"] = "none";
+    if (target.error().code != ENOENT) {
+      mode_unknown(record, "iommu_group", target.error().describe());
+    } else if (!groups.unlisted_because.empty()) {
+      mode_unknown(record, "iommu_group",
+                   "no " + link + ", and the IOMMU groups were not captured (" +
+                       groups.unlisted_because + ")");
     } else {
-      record["mode"] = "unknown";
-      mark_unavailable(record, "iommu_group", target.error());
+      record["mode"] = "none";
+      derived_from(record, {"iommu.groups", "no " + link});
     }
     return record;
   }
   const auto group = parse_int(basename_of(*target));
   if (!group) {
-    record["mode"] = "unknown";
-    mark_unavailable(record, "iommu_group",
-                     link + " points to " + quote_value(*target) + ", not a group");
+    mode_unknown(record, "iommu_group",
+                 link + " points to " + quote_value(*target) + ", not a group");
     return record;
   }
   record["iommu_group"] = *group;
-  const auto type = groups.find(*group);
-  if (type == groups.end()) {
-    record["mode"] = "unknown";
-    mark_unavailable(record, "domain_type",
-                     "no readable type for iommu group " + std::to_string(*group));
+  const auto type = groups.types.find(*group);
+  if (type == groups.types.end()) {
+    mode_unknown(record, "domain_type",
+                 "no readable type for iommu group " + std::to_string(*group));
     return record;
   }
   record["domain_type"] = type->second;
   record["mode"] = mode_of(type->second);
+  derived_from(record, {"iommu.groups[" + std::to_string(*group) + "].type"});
   return record;
 }
 
@@ -194,20 +220,29 @@ bool is_path_of_head(std::string_view path, std::string_view head) {
 Json head_mode(const std::string& name, const Json& records) {
   Json record = {{"device", name}, {"paths", Json::array()}};
   std::vector<std::string> modes;
+  std::vector<std::string> inputs;
+  bool any_unknown = false;
   for (const auto& path : records) {
     const auto& path_name = path["device"].get_ref<const std::string&>();
     if (!is_path_of_head(path_name, name)) continue;
     record["paths"].push_back(path_name);
-    modes.push_back(path["mode"].get<std::string>());
+    inputs.push_back("iommu.devices[" + path_name + "].mode");
+    const auto mode = path.find("mode");
+    if (mode == path.end()) {
+      any_unknown = true;
+    } else {
+      modes.push_back(mode->get<std::string>());
+    }
   }
-  if (modes.empty()) {
-    record["mode"] = "unknown";
-    mark_unavailable(record, "paths", "multipath head without path devices in /sys/block");
+  if (record["paths"].empty()) {
+    mode_unknown(record, "paths", "multipath head without path devices in /sys/block");
+  } else if (any_unknown) {
+    mode_unknown(record, "mode", "the mode of one of its paths is unknown");
   } else if (std::equal(modes.begin() + 1, modes.end(), modes.begin())) {
     record["mode"] = modes.front();
+    derived_from(record, std::move(inputs));
   } else {
-    record["mode"] = "unknown";
-    mark_unavailable(record, "mode", "its paths are in different modes");
+    mode_unknown(record, "mode", "its paths are in different modes");
   }
   return record;
 }
@@ -223,8 +258,8 @@ void collect_devices(const SysRoot& root, const GroupTypes& groups, Json& sectio
   for (const auto& name : *names) {
     auto resolved = root.resolve("/sys/block/" + name);
     if (!resolved) {
-      Json record = {{"device", name}, {"mode", "unknown"}};
-      mark_unavailable(record, "path", resolved.error());
+      Json record = {{"device", name}};
+      mode_unknown(record, "path", resolved.error().describe());
       records.push_back(std::move(record));
     } else if (is_multipath_head(*resolved)) {
       heads.push_back(name);

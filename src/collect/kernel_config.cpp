@@ -87,10 +87,15 @@ Json collect_kernel_config(const SysRoot& root, std::string_view release) {
       mark_unavailable(config, boot_config, plain.error());
     }
   }
-  if (source.empty()) return config;
+  // Without a config every symbol is unknown, never "not set": symbols is named unavailable.
+  if (source.empty()) {
+    mark_unavailable(config, "symbols", "no kernel config was readable");
+    return config;
+  }
   auto parsed = parse_kernel_config(text);
   if (parsed.symbols.empty()) {
     mark_unavailable(config, source, source + ": no CONFIG_ lines: not a kernel config");
+    mark_unavailable(config, "symbols", source + " is not a kernel config");
     return config;
   }
   config["source"] = source;

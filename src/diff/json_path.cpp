@@ -167,6 +167,43 @@ void PathPattern::resolve_from(const Json& node, std::size_t index, PathHit hit,
   }
 }
 
+std::optional<std::string> PathPattern::unknown_reason(const Json& root) const {
+  return unknown_from(root, 0);
+}
+
+std::optional<std::string> PathPattern::unknown_from(const Json& node, std::size_t index) const {
+  if (index == segments_.size()) return std::nullopt;
+  const Segment& segment = segments_[index];
+  if (segment.kind == Segment::Kind::kAnyMember) {
+    if (!node.is_structured()) return std::nullopt;
+    for (const auto& child : node) {
+      if (auto why = unknown_from(child, index + 1)) return why;
+    }
+    return std::nullopt;
+  }
+  if (!node.is_object()) return std::nullopt;
+  const auto found = node.find(segment.name);
+  if (found == node.end()) return kdrift::unknown_reason(node, segment.name);
+  if (segment.kind == Segment::Kind::kKey) return unknown_from(*found, index + 1);
+  if (!found->is_array()) return std::nullopt;
+  for (const auto& element : *found) {
+    if (auto why = unknown_from(element, index + 1)) return why;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> unknown_reason(const Json& object, std::string_view key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto unavailable = object.find("unavailable");
+  if (unavailable == object.end() || !unavailable->is_object()) return std::nullopt;
+  for (const std::string_view name : {key, std::string_view("*")}) {
+    const auto reason = unavailable->find(name);
+    if (reason == unavailable->end()) continue;
+    return reason->is_string() ? reason->get<std::string>() : reason->dump();
+  }
+  return std::nullopt;
+}
+
 bool PathPattern::matches(const ConcretePath& path, bool prefix) const {
   std::size_t at = 0;
   for (const Segment& segment : segments_) {

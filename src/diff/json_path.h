@@ -7,6 +7,7 @@
 // to name many. Arrays are matched by an identifying field rather than by position so that the
 // same device is compared with itself when two hosts list devices in another order.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,11 @@ class PathPattern {
   // Whether a concrete path (or a path below it, when prefix is true) is named by this pattern.
   bool matches(const ConcretePath& path, bool prefix = false) const;
 
+  // Why the pattern names nothing under root where the snapshot says so: a key it needs is
+  // absent and named in its object's "unavailable" map (unknown_reason). The first such reason
+  // along the pattern; none when nothing it needs is unknown.
+  std::optional<std::string> unknown_reason(const Json& root) const;
+
   // The pattern without its last segment (the empty pattern for a single segment).
   PathPattern parent() const;
 
@@ -61,10 +67,16 @@ class PathPattern {
   };
   void resolve_from(const Json& node, std::size_t index, PathHit hit,
                     std::vector<PathHit>& hits) const;
+  std::optional<std::string> unknown_from(const Json& node, std::size_t index) const;
 
   std::vector<Segment> segments_;
   std::string text_;
 };
+
+// Why `key` of `object` is unknown: its entry in the object's "unavailable" map (collectors write
+// it, docs/snapshot.md), or that of "*" (nothing of the object could be listed); none when the
+// object does not say it is unknown.
+std::optional<std::string> unknown_reason(const Json& object, std::string_view key);
 
 // The label an array element gets: its identifying field's value as text, or its index.
 std::string element_label(const Json& element, const std::string& field, std::size_t index);

@@ -6,6 +6,9 @@
 namespace kdrift {
 namespace {
 
+// The snapshot's map of what could not be read (collect/facts.h writes it; diff only reads).
+constexpr std::string_view kUnavailable = "unavailable";
+
 // Arrays whose elements are compared by an identifying field; any other array is one value.
 constexpr std::pair<std::string_view, std::string_view> kKeyedArrays[] = {
     {"iommu.devices", "device"},      {"iommu.groups", "group"}, {"cpu.cpufreq.policies", "policy"},
@@ -79,7 +82,9 @@ class Differ {
  public:
   std::vector<Change> changes;
 
-  void compare(const ConcretePath& path, const Json* a, const Json* b) {
+  void compare(const ConcretePath& path, const Json* a, const Json* b,
+               std::optional<std::string> a_unknown = std::nullopt,
+               std::optional<std::string> b_unknown = std::nullopt) {
     if (is_noise(path)) return;
     if (a != nullptr && b != nullptr && a->is_object() && b->is_object()) {
       compare_objects(path, *a, *b);
@@ -93,7 +98,8 @@ class Differ {
     }
     if (a != nullptr && b != nullptr && *a == *b) return;
     changes.push_back(Change{path, a != nullptr ? std::optional<Json>(*a) : std::nullopt,
-                             b != nullptr ? std::optional<Json>(*b) : std::nullopt});
+                             b != nullptr ? std::optional<Json>(*b) : std::nullopt,
+                             std::move(a_unknown), std::move(b_unknown)});
   }
 
  private:
@@ -105,11 +111,18 @@ class Differ {
       ConcretePath child = path;
       if (right == b.end() || (left != a.end() && left.key() < right.key())) {
         child.push_back(PathStep{left.key()});
-        compare(child, &*left, nullptr);
+        if (left.key() != kUnavailable) {
+          compare(child, &*left, nullptr, std::nullopt, unknown_reason(b, left.key()));
+        }
         ++left;
       } else if (left == a.end() || right.key() < left.key()) {
         child.push_back(PathStep{right.key()});
-        compare(child, nullptr, &*right);
+        if (right.key() != kUnavailable) {
+          compare(child, nullptr, &*right, unknown_reason(a, right.key()));
+        }
+        ++right;
+      } else if (left.key() == kUnavailable) {
+        ++left;
         ++right;
       } else {
         child.push_back(PathStep{left.key()});
@@ -157,11 +170,26 @@ std::vector<Change> diff_snapshots(const Json& a, const Json& b) {
 Json changes_json(const std::vector<Change>& changes) {
   Json sections = Json::object();
   for (const auto& change : changes) {
+    if (change.unknown_on_one_side()) continue;
     Json entry = {{"path", render_path(change.path)}};
     if (change.a) entry["a"] = *change.a;
     if (change.b) entry["b"] = *change.b;
     const std::string section = change.path.empty() ? "" : change.path.front().key;
     sections[section].push_back(std::move(entry));
+  }
+  return sections;
+}
+
+Json unknown_differences_json(const std::vector<Change>& changes) {
+  Json sections = Json::object();
+  for (const auto& change : changes) {
+    if (!change.unknown_on_one_side()) continue;
+    Json entry = {{"path", render_path(change.path)}};
+    if (change.a) entry["a"] = *change.a;
+    if (change.a_unknown) entry["a_unknown"] = *change.a_unknown;
+    if (change.b) entry["b"] = *change.b;
+    if (change.b_unknown) entry["b_unknown"] = *change.b_unknown;
+    sections[change.path.front().key].push_back(std::move(entry));
   }
   return sections;
 }

@@ -12,16 +12,27 @@
 
 namespace kdrift {
 
+// A value absent on one side is either not set there or unknown: its object names it in
+// "unavailable" (docs/snapshot.md). Unknown on one side and known on the other is a difference
+// of its own kind ("unknown → X"), never a change of setting. The "unavailable" maps themselves
+// are not compared: a reason reworded says nothing about the host.
 struct Change {
   ConcretePath path;
-  std::optional<Json> a;  // absent: added in B
-  std::optional<Json> b;  // absent: removed in B
+  std::optional<Json> a;                 // absent: added in B, or unknown in A
+  std::optional<Json> b;                 // absent: removed in B, or unknown in B
+  std::optional<std::string> a_unknown;  // why A does not know it
+  std::optional<std::string> b_unknown;
+
+  bool unknown_on_one_side() const { return a_unknown.has_value() || b_unknown.has_value(); }
 };
 
 std::vector<Change> diff_snapshots(const Json& a, const Json& b);
 
-// {"section": [{path, a?, b?}]} as the report carries it.
+// {"section": [{path, a?, b?}]} as the report carries it: the changes of setting only.
 Json changes_json(const std::vector<Change>& changes);
+// {"section": [{path, a? | a_unknown, b? | b_unknown}]}: what one side knows and the other does
+// not, with why.
+Json unknown_differences_json(const std::vector<Change>& changes);
 
 // "a → b", "(absent) → b", values in their JSON form (strings without quotes).
 std::string describe_value(const Json& value);

@@ -76,24 +76,34 @@ std::vector<PeerGroup> FleetIndex::peer_groups() const {
 namespace {
 
 // The fact names judged within a set of fingerprints, with every value's host count.
+// Hosts whose value is unknown take no part in a fact's majority (unknown: kUnknownFact's id).
 std::map<std::uint32_t, Tally> tally(const std::vector<Fingerprint>& fingerprints,
                                      const std::vector<std::size_t>& members,
-                                     const std::function<bool(std::uint32_t)>& judged) {
+                                     const std::function<bool(std::uint32_t)>& judged,
+                                     std::int64_t unknown) {
   std::map<std::uint32_t, Tally> tallies;
+  std::map<std::uint32_t, std::size_t> unknown_hosts;
   std::size_t hosts = 0;
   for (const std::size_t index : members) {
     const Fingerprint& fingerprint = fingerprints[index];
     hosts += fingerprint.hosts.size();
     for (const auto& [name, value] : fingerprint.facts) {
-      if (judged(name)) tallies[name].hosts_by_value[value] += fingerprint.hosts.size();
+      if (!judged(name)) continue;
+      if (value == unknown) {
+        unknown_hosts[name] += fingerprint.hosts.size();
+        tallies[name];
+      } else {
+        tallies[name].hosts_by_value[value] += fingerprint.hosts.size();
+      }
     }
   }
   for (auto& [name, counts] : tallies) {
+    const std::size_t known = hosts - unknown_hosts[name];
     std::size_t present = 0;
     for (const auto& [value, count] : counts.hosts_by_value)
       present += count;
-    if (present < hosts) counts.hosts_by_value[-1] = hosts - present;
-    counts.hosts = hosts;
+    if (present < known) counts.hosts_by_value[-1] = known - present;
+    counts.hosts = known;
   }
   return tallies;
 }
@@ -114,9 +124,11 @@ std::vector<std::vector<Deviation>> FleetIndex::fingerprint_deviations() const {
   const auto is = [](auto found, const auto& ids, std::uint32_t name) {
     return found != ids.end() && found->second == name;
   };
+  const auto unknown_id = value_ids_.find(std::string(kUnknownFact));
+  const std::int64_t unknown = unknown_id != value_ids_.end() ? unknown_id->second : -2;
   const auto judge = [&](const std::vector<std::size_t>& members,
                          const std::function<bool(std::uint32_t)>& judged) {
-    for (const auto& [name, counts] : tally(fingerprints_, members, judged)) {
+    for (const auto& [name, counts] : tally(fingerprints_, members, judged, unknown)) {
       if (counts.hosts < kMinPeers) continue;
       const auto majority =
           std::max_element(counts.hosts_by_value.begin(), counts.hosts_by_value.end(),
@@ -124,7 +136,7 @@ std::vector<std::vector<Deviation>> FleetIndex::fingerprint_deviations() const {
       if (majority->second * 2 <= counts.hosts) continue;
       for (const std::size_t index : members) {
         const std::int64_t value = value_in(fingerprints_[index], name);
-        if (value == majority->first) continue;
+        if (value == majority->first || value == unknown) continue;
         deviations[index].push_back(
             {names_[name], value < 0 ? std::string(kAbsent) : values_[value],
              majority->first < 0 ? std::string(kAbsent) : values_[majority->first],

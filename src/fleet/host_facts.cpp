@@ -65,11 +65,26 @@ class FactSet {
   std::map<std::string, std::set<std::string>> values_;
 };
 
-// Every member of an object as the fact PREFIX + its key, in words.
-void add_members(const Json* object, const std::string& prefix, FactSet& facts) {
+// Every member of an object as the fact PREFIX + its key, in words; a member the object names
+// in "unavailable" as kUnknownFact, which no majority counts.
+void add_members(const Json* object, const std::string& prefix, FactSet& facts,
+                 const std::string& key = "") {
   if (object == nullptr) return;
-  for (const auto& [name, value] : object->items())
-    facts.add(prefix + name, words(value));
+  const auto add = [&](const std::string& name, std::string value) {
+    if (key.empty()) {
+      facts.add(prefix + name, std::move(value));
+    } else {
+      facts.add_keyed(prefix + name, key, std::move(value));
+    }
+  };
+  for (const auto& [name, value] : object->items()) {
+    if (name != "unavailable") {
+      add(name, words(value));
+    } else if (value.is_object()) {
+      for (const auto& [unknown, why] : value.items())
+        add(unknown, std::string(kUnknownFact));
+    }
+  }
 }
 
 // nvme0n1 → nvme, vda → virtio, sda → scsi: the class a device's IOMMU mode is judged within.
@@ -113,8 +128,12 @@ void kernel_facts(const Json& snapshot, FactSet& facts) {
 void storage_facts(const Json& snapshot, FactSet& facts) {
   for (const Json& device : array_at(snapshot, {"iommu", "devices"})) {
     const std::string name = text_member(device, "device");
-    if (!name.empty())
-      facts.add_keyed("iommu.mode", device_class(name), text_member(device, "mode", "?"));
+    // A mode the snapshot does not know (a sos report without the IOMMU groups) is unknown,
+    // not a mode the host shares with others.
+    if (!name.empty()) {
+      facts.add_keyed("iommu.mode", device_class(name),
+                      text_member(device, "mode", std::string(kUnknownFact)));
+    }
   }
   if (const Json* controllers = object_at(snapshot, {"nvme", "controllers"})) {
     for (const auto& [name, controller] : controllers->items()) {
@@ -138,10 +157,7 @@ void storage_facts(const Json& snapshot, FactSet& facts) {
       if (auto active = string_at(device, {"scheduler", "active"})) {
         facts.add_keyed("block.scheduler", key, *active);
       }
-      const Json* queue = object_member(device, "queue");
-      if (queue == nullptr) continue;
-      for (const auto& [setting, value] : queue->items())
-        facts.add_keyed("block.queue." + setting, key, words(value));
+      add_members(object_member(device, "queue"), "block.queue.", facts, key);
     }
   }
 }

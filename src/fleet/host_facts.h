@@ -29,6 +29,9 @@ namespace kdrift {
 // A fact's value and the peers' majority are compared as text; longer values are cut (with a
 // mark) so a hostile snapshot cannot make one fact cost more than this.
 inline constexpr std::size_t kMaxFactValueBytes = 256;
+// The value of a fact the snapshot names as unknown: no peer majority counts it, and a host
+// with it deviates from none.
+inline constexpr std::string_view kUnknownFact = "unknown";
 // The most facts kept of one host: a real capture gives 60-150.
 inline constexpr std::size_t kMaxFactsPerHost = 2000;
 

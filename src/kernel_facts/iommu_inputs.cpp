@@ -86,6 +86,7 @@ IommuInputs iommu_inputs(const Json& snapshot) {
   IommuInputs inputs;
   const Json* cmdline = object_at(snapshot, {"iommu", "cmdline"});
   if (cmdline == nullptr) cmdline = object_at(snapshot, {"kernel", "cmdline", "effective"});
+  inputs.cmdline_known = cmdline != nullptr;
   for (const auto key : kParameters) {
     const Json* value = cmdline != nullptr ? member(*cmdline, key) : nullptr;
     if (value == nullptr) continue;

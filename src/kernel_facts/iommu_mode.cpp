@@ -372,6 +372,11 @@ IommuPrediction predict_iommu_mode(const IommuInputs& inputs) {
     none.basis.push_back("/sys/class/iommu lists no unit: no IOMMU is on");
     return none;
   }
+  if (!inputs.cmdline_known) {
+    IommuPrediction unknown;
+    unknown.basis.push_back("the kernel command line was not captured");
+    return unknown;
+  }
   switch (inputs.vendor) {
     case IommuVendor::kIntel:
       return prediction_of(driver_path(inputs, kIntel));

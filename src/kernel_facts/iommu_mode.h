@@ -44,6 +44,8 @@ struct IommuInputs {
   // intel_iommu, amd_iommu, iommu, iommu.strict, iommu.passthrough as given (the last of a
   // repeated key); a bare flag is an empty text.
   std::map<std::string, std::string> cmdline;
+  // Whether the command line was captured at all: without it, no parameter is not "none given".
+  bool cmdline_known = true;
   // CONFIG_X -> "y" / "m" / "n" / value; none when no config was captured.
   std::optional<std::map<std::string, std::string>> kconfig;
   IommuVendor vendor = IommuVendor::kUnknown;

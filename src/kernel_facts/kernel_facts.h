@@ -22,9 +22,10 @@ enum class Judgements {
   kMade,
 };
 
-// Replaces a snapshot's PCIe link verdicts with what its link facts give, and gives every PCIe
-// NVMe controller without a queue split the one its facts give: what rule evaluation reads of an
-// untrusted snapshot.
+// Replaces a snapshot's PCIe link verdicts with what its link facts give, gives every PCIe
+// NVMe controller without a queue split the one its facts give, and makes unknown an IOMMU mode
+// "none" a file claims for a PCI disk where the IOMMU groups were not listed (an older kdrift's
+// capture of a sos report): what rule evaluation reads of an untrusted snapshot.
 void judge_kernel_facts(Json& snapshot);
 
 }  // namespace kdrift

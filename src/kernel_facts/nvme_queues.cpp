@@ -17,13 +17,15 @@ Result<uint64_t> io_queues_in_use(const NvmeQueueFacts& facts) {
   return content_error("no namespace lists its hardware queues (mq/), and no queue_count");
 }
 
-// The I/O queues of the first namespace whose block device lists hardware queues.
-std::optional<uint64_t> snapshot_hardware_queues(const Json& snapshot, const Json& controller) {
+// The I/O queues of the first namespace whose block device lists hardware queues, and that
+// list's path in the snapshot.
+std::optional<std::pair<uint64_t, std::string>> snapshot_hardware_queues(const Json& snapshot,
+                                                                         const Json& controller) {
   const Json* namespaces = object_member(controller, "namespaces");
   if (namespaces == nullptr) return std::nullopt;
   for (const auto& [name, ns] : namespaces->items()) {
     const Json& queues = array_at(snapshot, {"block", "devices", name, "mq"});
-    if (!queues.empty()) return queues.size();
+    if (!queues.empty()) return std::pair{queues.size(), "block.devices." + name + ".mq"};
   }
   return std::nullopt;
 }
@@ -65,11 +67,16 @@ void derive_missing_nvme_queues(Json& snapshot) {
     }
     NvmeQueueFacts facts = parameters;
     facts.queue_count = count_member(controller, "queue_count");
-    facts.hardware_queues = snapshot_hardware_queues(snapshot, controller);
+    const auto hardware = snapshot_hardware_queues(snapshot, controller);
+    if (hardware) facts.hardware_queues = hardware->first;
     auto split = derive_nvme_queue_split(facts);
     if (!split) continue;
     controller["queues"] = std::move(*split);
     controller["queues_source"] = "derived";
+    // Provenance (docs/snapshot.md): the facts the split was worked out from.
+    controller["derived"]["queues"] = {
+        "nvme.parameters.nvme.poll_queues", "nvme.parameters.nvme.write_queues",
+        hardware ? hardware->second : "nvme.controllers." + name + ".queue_count"};
     if (const auto unavailable = controller.find("unavailable");
         unavailable != controller.end() && unavailable->is_object()) {
       unavailable->erase("queues");

@@ -79,6 +79,10 @@ std::map<std::string, End> ends_of(Json& devices) {
     if (!device.is_object()) continue;
     device.erase(std::string(kVerdict));
     device.erase("link_partner");
+    if (auto derived = device.find("derived"); derived != device.end() && derived->is_object()) {
+      derived->erase(std::string(kVerdict));
+      if (derived->empty()) device.erase(derived);
+    }
     if (auto unavailable = device.find("unavailable"); unavailable != device.end()) {
       unavailable->erase(std::string(kVerdict));
       if (unavailable->empty()) device.erase(unavailable);
@@ -127,11 +131,16 @@ void judge(const std::string& address, End& device, std::map<std::string, End>& 
   }
   const bool degraded =
       *limit.current_speed < *limit.max_speed || *limit.current_width < *limit.max_width;
+  // Provenance (docs/snapshot.md): the verdict is worked out from both ends' link facts.
+  Json inputs = {"pci.devices." + address + ".link"};
+  if (port != nullptr) inputs.push_back("pci.devices." + above->first + ".link");
   (*device.json)[std::string(kVerdict)] = degraded;
+  (*device.json)["derived"][std::string(kVerdict)] = inputs;
   if (port != nullptr) {
     (*device.json)["link_partner"] = above->first;
     (*port->json)["link_partner"] = address;
     (*port->json)[std::string(kVerdict)] = degraded;
+    (*port->json)["derived"][std::string(kVerdict)] = inputs;
   }
 }
 

@@ -285,6 +285,13 @@ void finding_metrics(const Json& report, Metrics& metrics) {
     findings.increment({{"id", text_member(finding, "id")}, {"severity", severity}});
     by_severity.increment({{"severity", severity}});
   }
+  // A zero finding count is no all-clear for a rule whose facts the snapshot does not know.
+  Family& not_judged = metrics.add(
+      "kdrift_rule_not_judged", "gauge",
+      "Rules that could not judge, a fact they need being unknown in the snapshot; always 1");
+  for (const Json& rule : array_at(report, {"not_judged"})) {
+    not_judged.set({{"id", text_member(rule, "id")}}, 1);
+  }
 }
 
 // With a baseline, each probe job's verdict against it (model/verdict.h), so that an alert can

@@ -299,9 +299,11 @@ class HtmlReport {
     header();
     status();
     findings();
+    not_judged();
     varies_within();
     probe();
     changes();
+    unknown_differences();
     kernel_config();
     footer();
     out_ += "</main>\n</body>\n</html>\n";
@@ -414,6 +416,26 @@ class HtmlReport {
     for (const auto& entry : ranked)
       finding_row(*entry.finding);
     out_ += "</table>\n</section>\n";
+  }
+
+  // The rules that met facts a snapshot does not know: neither flagged nor cleared there.
+  void not_judged() {
+    const Json& list = array_at(r_, {"not_judged"});
+    if (list.empty()) return;
+    out_ += "<section id=\"not-judged\">\n<h2>Could not judge</h2>\n<ul>\n";
+    for (const auto& rule : list) {
+      out_ += "<li><code>" + xml_escape(raw_text_of(at(rule, {"id"}))) + "</code> " +
+              xml_escape(raw_text_of(at(rule, {"title"}))) + "<ul>\n";
+      for (const auto& fact : array_at(rule, {"facts"})) {
+        const auto side = string_at(fact, {"side"});
+        const std::string& name = side == "a" ? a_name_ : b_name_;
+        out_ += "<li>" + (side ? xml_escape(name) + ": " : std::string()) + "<code>" +
+                xml_escape(raw_text_of(at(fact, {"path"}))) +
+                "</code> unknown: " + xml_escape(raw_text_of(at(fact, {"why"}))) + "</li>\n";
+      }
+      out_ += "</ul></li>\n";
+    }
+    out_ += "</ul>\n</section>\n";
   }
 
   void finding_row(const Json& finding) {
@@ -594,6 +616,17 @@ class HtmlReport {
     out_ += "</section>\n";
   }
 
+  // Known on one side, unknown on the other: no change of setting, so a section of its own.
+  void unknown_differences() {
+    const Json* sections = object_at(r_, {"unknown_differences"});
+    if (sections == nullptr || sections->empty()) return;
+    out_ += "<section id=\"unknown-differences\">\n<h2>Known on one side only</h2>\n";
+    for (const auto& [section, list] : sections->items()) {
+      if (list.is_array() && !list.empty()) pair_table(section, list, "path", "absent");
+    }
+    out_ += "</section>\n";
+  }
+
   void kernel_config() {
     const Json* config = object_at(r_, {"kernel_config"});
     if (config == nullptr) return;
@@ -651,8 +684,14 @@ class HtmlReport {
       out_ += "<tr><td class=\"mono\">" + xml_escape(raw_text_of(at(row, {key}))) + "</td>";
       for (const char* side : {"a", "b"}) {
         const Json* value = at(row, {side});
-        out_ += value != nullptr ? "<td class=\"mono\">" + escaped(*value) + "</td>"
-                                 : "<td class=\"absent\">" + std::string(missing) + "</td>";
+        const auto unknown = string_at(row, {std::string(side) + "_unknown"});
+        if (value != nullptr) {
+          out_ += "<td class=\"mono\">" + escaped(*value) + "</td>";
+        } else if (unknown) {
+          out_ += "<td class=\"absent\">unknown: " + xml_escape(*unknown) + "</td>";
+        } else {
+          out_ += "<td class=\"absent\">" + std::string(missing) + "</td>";
+        }
       }
       out_ += "</tr>\n";
     }

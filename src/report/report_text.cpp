@@ -254,6 +254,26 @@ void findings(const Json& report, Writer& w) {
   }
 }
 
+// The rules that met facts a snapshot does not know: neither flagged nor cleared there.
+void not_judged(const Json& report, Writer& w) {
+  const Json* list = at(report, {"not_judged"});
+  if (list == nullptr || !list->is_array() || list->empty()) return;
+  w.heading("Could not judge (facts unknown)");
+  for (const auto& rule : *list) {
+    w.out() << (w.markdown() ? "- " : "  ") << w.code(text_at(rule, {"id"}, "?")) << " "
+            << w.text(text_at(rule, {"title"}, "")) << "\n";
+    for (const auto& fact : array_at(rule, {"facts"})) {
+      const std::string side = text_at(fact, {"side"}, "");
+      const std::string line = (side.empty() ? "" : (side == "a" ? "A: " : "B: ")) +
+                               text_at(fact, {"path"}, "?") + ": " + text_at(fact, {"why"}, "?");
+      w.out() << (w.markdown() ? "  - " : "      ") << w.code(line) << "\n";
+    }
+    if (const auto more = count_at(rule, {"facts_not_listed"}); more && *more > 0) {
+      w.out() << (w.markdown() ? "  - … " : "      … ") << *more << " more (see --format json)\n";
+    }
+  }
+}
+
 void probe(const Json& report, Writer& w) {
   const Json* section = at(report, {"probe"});
   if (section == nullptr || !section->is_object()) return;
@@ -379,6 +399,36 @@ void changes(const Json& report, Writer& w) {
   }
 }
 
+// What one side knows and the other does not: listed apart, since it is no change of setting.
+void unknown_differences(const Json& report, Writer& w) {
+  const Json* sections = at(report, {"unknown_differences"});
+  if (sections == nullptr || !sections->is_object() || sections->empty()) return;
+  w.heading("Known on one side only (not a change)");
+  static const Json kUnknown = "(unknown)";
+  for (const auto& [name, list] : sections->items()) {
+    if (!list.is_array()) continue;
+    w.out() << (w.markdown() ? "- " + w.bold(name) : w.text(name)) << " (" << list.size() << ")\n";
+    std::size_t shown = 0;
+    for (const auto& entry : list) {
+      if (++shown > kMaxChangesPerSection) {
+        w.out() << (w.markdown() ? "  - … " : "    … ") << list.size() - kMaxChangesPerSection
+                << " more (see --format json)\n";
+        break;
+      }
+      const Json* a = at(entry, {"a_unknown"}) != nullptr ? &kUnknown : at(entry, {"a"});
+      const Json* b = at(entry, {"b_unknown"}) != nullptr ? &kUnknown : at(entry, {"b"});
+      const ChangeText text = change_text(text_at(entry, {"path"}, "?"), a, b);
+      w.out() << (w.markdown() ? "  - " : "    ") << w.code(text.summary) << "\n";
+      for (const char* side : {"a_unknown", "b_unknown"}) {
+        if (const auto why = string_at(entry, {side})) {
+          w.out() << (w.markdown() ? "    - " : "        ")
+                  << w.text(std::string(side[0] == 'a' ? "A" : "B") + " unknown: " + *why) << "\n";
+        }
+      }
+    }
+  }
+}
+
 void kernel_config(const Json& report, Writer& w) {
   const Json* config = at(report, {"kernel_config"});
   if (config == nullptr || !config->is_object()) return;
@@ -424,9 +474,11 @@ void kernel_config(const Json& report, Writer& w) {
 std::string render(const Json& report, Writer w) {
   header(report, w);
   findings(report, w);
+  not_judged(report, w);
   varies_within(report, w);
   probe(report, w);
   changes(report, w);
+  unknown_differences(report, w);
   kernel_config(report, w);
   return w.str();
 }

@@ -1,5 +1,6 @@
 #include "rules/analysis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -49,6 +50,24 @@ Json findings_json(const std::vector<Finding>& findings) {
                    {"explanation", finding.rule->explanation},
                    {"remedy", finding.rule->remedy},
                    {"score", std::round(finding.score * 1000) / 1000}});
+  }
+  return out;
+}
+
+// [{id, title, facts: [{path, side?, why}], facts_not_listed?}]: the rules that met facts a
+// snapshot does not know, which they neither flagged nor cleared.
+Json not_judged_json(const std::vector<NotJudged>& rules) {
+  Json out = Json::array();
+  for (const auto& rule : rules) {
+    Json facts = Json::array();
+    for (const auto& fact : rule.facts) {
+      Json entry = {{"path", fact.path}, {"why", fact.why}};
+      if (!fact.side.empty()) entry["side"] = fact.side;
+      facts.push_back(std::move(entry));
+    }
+    Json entry = {{"id", rule.rule->id}, {"title", rule.rule->title}, {"facts", std::move(facts)}};
+    if (rule.facts_not_listed > 0) entry["facts_not_listed"] = rule.facts_not_listed;
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -112,8 +131,9 @@ PairFindings pair_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
   const Json no_jobs = Json::array();
   const Json* jobs = array_member(probe_json, "jobs");
   PairFindings out{{}, pair_kernel_config(rules, a.snapshot, b.snapshot)};
+  std::vector<NotJudged> not_judged;
   auto findings = evaluate_diff(rules, derived_a, derived_b, jobs != nullptr ? *jobs : no_jobs,
-                                out.kernel_config);
+                                out.kernel_config, &not_judged);
   rank_findings(findings, probe.jobs, RankOrder::kScore);
   Json& report = out.report.document;
   report = report_envelope("diff");
@@ -121,6 +141,7 @@ PairFindings pair_findings(const LabeledSnapshot& a, const LabeledSnapshot& b,
   report["b"] = side_json(b);
   report["status"] = status_json(findings, probe_json);
   report["findings"] = findings_json(findings);
+  report["not_judged"] = not_judged_json(not_judged);
   report["probe"] = std::move(probe_json);
   out.report.probe_jobs = facts_of(probe.jobs);
   return out;
@@ -137,7 +158,9 @@ Report diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
                    const std::vector<Rule>& rules) {
   PairFindings pair = pair_findings(a, b, rules);
   Json& report = pair.report.document;
-  report["changes"] = changes_json(diff_snapshots(a.snapshot, b.snapshot));
+  const auto changes = diff_snapshots(a.snapshot, b.snapshot);
+  report["changes"] = changes_json(changes);
+  report["unknown_differences"] = unknown_differences_json(changes);
   if (pair.kernel_config && pair.kernel_config->comparable) {
     report["kernel_config"] =
         config_diff_json(*pair.kernel_config, *object_at(a.snapshot, {"kernel", "config"}),
@@ -147,12 +170,15 @@ Report diff_report(const LabeledSnapshot& a, const LabeledSnapshot& b,
 }
 
 Json check_report(const LabeledSnapshot& snapshot, const std::vector<Rule>& rules) {
-  auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot, snapshot.judgements));
+  std::vector<NotJudged> not_judged;
+  auto findings = evaluate_check(rules, with_derived_facts(snapshot.snapshot, snapshot.judgements),
+                                 &not_judged);
   rank_findings(findings, {}, RankOrder::kSeverityThenScore);
   Json report = report_envelope("check");
   report["b"] = side_json(snapshot);
   report["status"] = status_json(findings, Json::object());
   report["findings"] = findings_json(findings);
+  report["not_judged"] = not_judged_json(not_judged);
   return report;
 }
 
@@ -192,18 +218,33 @@ std::vector<Change> changes_within(const std::vector<LabeledSnapshot>& side) {
 }
 
 struct PairedFindings {
-  std::vector<Finding> everywhere;  // in every pair, as the first pair gave them
-  Json some_pairs = Json::array();  // {id, title, severity, direction, subjects, pairs, of}
+  std::vector<Finding> everywhere;    // in every pair, as the first pair gave them
+  Json some_pairs = Json::array();    // {id, title, severity, direction, subjects, pairs, of}
+  std::vector<NotJudged> not_judged;  // of the first pair that met unknown facts in each rule
 };
+
+// A rule's unknown facts once: the first pair that met them stands for the others.
+void add_not_judged(std::vector<NotJudged>& into, std::vector<NotJudged>&& more) {
+  for (auto& rule : more) {
+    const bool known = std::any_of(into.begin(), into.end(),
+                                   [&](const NotJudged& seen) { return seen.rule == rule.rule; });
+    if (!known) into.push_back(std::move(rule));
+  }
+}
 
 PairedFindings findings_of_every_pair(const std::vector<Json>& derived_a,
                                       const std::vector<Json>& derived_b,
                                       const std::vector<Rule>& rules, const Json& jobs) {
   std::map<std::string, std::pair<Finding, size_t>> counted;
   std::vector<std::string> order;
+  PairedFindings out;
   for (const auto& a : derived_a) {
     for (const auto& b : derived_b) {
-      for (auto& finding : evaluate_diff(rules, a, b, jobs, pair_kernel_config(rules, a, b))) {
+      std::vector<NotJudged> not_judged;
+      auto findings =
+          evaluate_diff(rules, a, b, jobs, pair_kernel_config(rules, a, b), &not_judged);
+      add_not_judged(out.not_judged, std::move(not_judged));
+      for (auto& finding : findings) {
         const std::string key = finding_key(finding);
         auto [entry, added] = counted.emplace(key, std::pair{finding, size_t{0}});
         if (added) order.push_back(key);
@@ -212,7 +253,6 @@ PairedFindings findings_of_every_pair(const std::vector<Json>& derived_a,
     }
   }
   const size_t pairs = derived_a.size() * derived_b.size();
-  PairedFindings out;
   for (const auto& key : order) {
     const auto& [finding, count] = counted.at(key);
     if (count == pairs) {
@@ -270,8 +310,10 @@ Report diff_report_sets(const std::vector<LabeledSnapshot>& a,
   report["b"] = side_set_json(b);
   report["status"] = status_json(paired.everywhere, probe);
   report["findings"] = findings_json(paired.everywhere);
+  report["not_judged"] = not_judged_json(paired.not_judged);
   report["probe"] = std::move(probe);
   report["changes"] = changes_json(across);
+  report["unknown_differences"] = unknown_differences_json(across);
   report["varies_within"] = {{"findings", std::move(paired.some_pairs)},
                              {"a", changes_json(within_a)},
                              {"b", changes_json(within_b)}};

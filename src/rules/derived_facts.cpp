@@ -109,7 +109,9 @@ Json iommu_facts(const Json& snapshot) {
       return !text_member(device, "pci").empty() && !mode.empty() && mode != "unknown";
     });
   }
+  // What the build gives with no parameter at all, whether or not the command line is known.
   inputs.cmdline.clear();
+  inputs.cmdline_known = true;
   const auto kconfig_default = iommu_mode_name(predict_iommu_mode(inputs).mode);
   Json facts = {{"predicted", iommu_mode_name(prediction.mode)},
                 {"basis", basis},
@@ -123,6 +125,33 @@ Json iommu_facts(const Json& snapshot) {
     facts["overridden_by"] = {{pin, {{"kconfig_default", kconfig_default}}}};
   }
   return facts;
+}
+
+// remote_numa and local_cpus_only of a disk on a PCI function, where they can be told: a
+// single-node host is local by construction; with several nodes it takes the device's node and
+// the workload's CPUs. Otherwise both are unknown, with why: never "local" for want of facts.
+void numa_placement(Json& disk, std::optional<int> node, const std::map<int, std::set<int>>& nodes,
+                    const std::vector<int>& cpus) {
+  if (node) disk["numa_node"] = *node;
+  const auto unknown = [&](const std::string& why) {
+    disk["unavailable"]["remote_numa"] = why;
+    disk["unavailable"]["local_cpus_only"] = why;
+  };
+  if (nodes.empty()) return unknown("numa.nodes is unknown");
+  if (nodes.size() == 1) {
+    disk["remote_numa"] = false;
+    disk["local_cpus_only"] = true;
+    disk["derived"] = {{"remote_numa", {"numa.nodes"}}, {"local_cpus_only", {"numa.nodes"}}};
+    return;
+  }
+  const auto local = node ? nodes.find(*node) : nodes.end();
+  if (local == nodes.end()) return unknown("the device's NUMA node is unknown or none");
+  if (cpus.empty()) return unknown("the CPUs that issue I/O are unknown");
+  const auto on_node = [&](int cpu) { return local->second.count(cpu) > 0; };
+  disk["remote_numa"] = std::none_of(cpus.begin(), cpus.end(), on_node);
+  disk["local_cpus_only"] = std::all_of(cpus.begin(), cpus.end(), on_node);
+  const Json inputs = {"pci.devices[].numa_node", "numa.nodes", "derived.workload_cpus"};
+  disk["derived"] = {{"remote_numa", inputs}, {"local_cpus_only", inputs}};
 }
 
 }  // namespace
@@ -156,21 +185,7 @@ Json with_derived_facts(const Json& snapshot, Judgements judgements) {
       disk["physical"] = pci != pci_of.end();
       if (pci != pci_of.end()) {
         disk["pci"] = pci->second;
-        // Known to be remote only with a node, several nodes and the workload's CPUs; a
-        // single-node host is local by construction.
-        bool remote = false;
-        bool local_only = true;
-        if (const auto node = numa_node_of(snapshot, pci->second)) {
-          disk["numa_node"] = *node;
-          const auto local = nodes.find(*node);
-          if (nodes.size() > 1 && local != nodes.end() && !cpus.empty()) {
-            const auto on_node = [&](int cpu) { return local->second.count(cpu) > 0; };
-            remote = std::none_of(cpus.begin(), cpus.end(), on_node);
-            local_only = std::all_of(cpus.begin(), cpus.end(), on_node);
-          }
-        }
-        disk["remote_numa"] = remote;
-        disk["local_cpus_only"] = local_only;
+        numa_placement(disk, numa_node_of(snapshot, pci->second), nodes, cpus);
       }
       disks[name] = std::move(disk);
     }

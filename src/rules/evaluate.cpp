@@ -25,6 +25,26 @@ struct Hit {
   Direction direction = Direction::kPresent;
 };
 
+// The facts a rule met that a side does not know, each once, the first kMaxLinesPerFinding kept.
+class UnknownFacts {
+ public:
+  void add(std::string path, std::string side, std::string why) {
+    if (!seen_.insert(side + "\n" + path).second) return;
+    if (facts_.size() < kMaxLinesPerFinding) {
+      facts_.push_back({std::move(path), std::move(side), std::move(why)});
+    } else {
+      ++not_listed_;
+    }
+  }
+  bool empty() const { return facts_.empty(); }
+  NotJudged take(const Rule& rule) && { return {&rule, std::move(facts_), not_listed_}; }
+
+ private:
+  std::set<std::string> seen_;
+  std::vector<UnknownFact> facts_;
+  std::size_t not_listed_ = 0;
+};
+
 // The elements a match looks at, by subject; without each, the root alone.
 std::vector<PathHit> elements_of(const Match& match, const Json& root) {
   if (!match.each) return {PathHit{{}, "", &root}};
@@ -84,12 +104,33 @@ bool change_holds(const Match& match, const Json* a, const Json* b) {
       });
 }
 
-std::vector<Hit> check_hits(const Match& match, Severity severity, const Json& snapshot) {
+// Records, when the match's elements are unknown on a side (their collection is), why.
+bool elements_unknown(const Match& match, const Json& root, const std::string& side,
+                      UnknownFacts* unknown) {
+  if (!match.each) return false;
+  const auto why = match.each->unknown_reason(root);
+  if (why && unknown != nullptr) unknown->add(match.each->text(), side, *why);
+  return why.has_value();
+}
+
+// Records, when an element's value is absent because unknown, why.
+bool value_unknown(const Match& match, const PathHit& element, const std::string& side,
+                   UnknownFacts* unknown) {
+  const auto why = match.value.unknown_reason(*element.value);
+  if (why && unknown != nullptr) unknown->add(value_path(match, element), side, *why);
+  return why.has_value();
+}
+
+std::vector<Hit> check_hits(const Match& match, Severity severity, const Json& snapshot,
+                            UnknownFacts* unknown) {
   std::vector<Hit> hits;
   if (match.applies == Applies::kDiff || match.compares_sides()) return hits;
-  for (const auto& element : elements_of(match, snapshot)) {
+  const auto elements = elements_of(match, snapshot);
+  if (elements.empty()) elements_unknown(match, snapshot, "", unknown);
+  for (const auto& element : elements) {
     if (!where_holds(match, element, snapshot)) continue;
     const Json* value = value_in(match, element);
+    if (value == nullptr) value_unknown(match, element, "", unknown);
     if (value == nullptr || !state_holds(match, value)) continue;
     hits.push_back({element.subject, value_path(match, element) + " = " + describe_value(*value),
                     match.severity.value_or(severity), Direction::kPresent});
@@ -104,7 +145,35 @@ bool holder_exists(const Match& match, const Json& root, const PathHit* element)
   return match.value.empty() || !match.value.parent().resolve(*element->value).empty();
 }
 
-std::vector<Hit> diff_hits(const Match& match, Severity severity, const Json& a, const Json& b) {
+// Whether either side of a pair does not know what the match needs: its element, where the
+// side's whole collection is unknown, or the value of an element both sides have (a device only
+// one side has is not compared at all). Recorded as not judged.
+bool pair_unknown(const Match& match, const Json& a, const Json& b, const PathHit* element_a,
+                  const PathHit* element_b, UnknownFacts* unknown) {
+  if (element_a == nullptr) return elements_unknown(match, a, "a", unknown);
+  if (element_b == nullptr) return elements_unknown(match, b, "b", unknown);
+  bool any = false;
+  for (const auto& [element, side] : {std::pair{element_a, "a"}, std::pair{element_b, "b"}}) {
+    if (value_in(match, *element) == nullptr) {
+      any = value_unknown(match, *element, side, unknown) || any;
+    }
+  }
+  return any;
+}
+
+// A state the match flags in B, where A's side is unknown: no change can be told, but B has
+// it (a translated NVMe against a sos report without the IOMMU tree).
+std::optional<Hit> present_in_b(const Match& match, Severity severity, const PathHit* element_b) {
+  if (match.compares_sides() || element_b == nullptr) return std::nullopt;
+  const Json* value = value_in(match, *element_b);
+  if (value == nullptr || !state_holds(match, value)) return std::nullopt;
+  return Hit{element_b->subject,
+             value_path(match, *element_b) + ": (unknown) → " + describe_value(*value),
+             match.severity.value_or(severity), Direction::kPresent};
+}
+
+std::vector<Hit> diff_hits(const Match& match, Severity severity, const Json& a, const Json& b,
+                           UnknownFacts* unknown) {
   std::vector<Hit> hits;
   if (match.applies == Applies::kCheck) return hits;
   std::map<std::string, PathHit> in_a;
@@ -123,10 +192,14 @@ std::vector<Hit> diff_hits(const Match& match, Severity severity, const Json& a,
   }
   const bool missing_allowed = match.compares_sides() && match.compare_missing;
   for (const auto& [element_a, element_b] : pairs) {
-    if ((element_a == nullptr || element_b == nullptr) && !missing_allowed)
-      continue;  // a device one host lacks
     const PathHit& named = element_b != nullptr ? *element_b : *element_a;
     if (!where_holds(match, named, element_b != nullptr ? b : a)) continue;
+    if (pair_unknown(match, a, b, element_a, element_b, unknown)) {
+      if (auto hit = present_in_b(match, severity, element_b)) hits.push_back(std::move(*hit));
+      continue;
+    }
+    if ((element_a == nullptr || element_b == nullptr) && !missing_allowed)
+      continue;  // a device one host lacks
     const Json* value_a = element_a != nullptr ? value_in(match, *element_a) : nullptr;
     const Json* value_b = element_b != nullptr ? value_in(match, *element_b) : nullptr;
     // A value missing where the object that would hold it exists is "not set" (a sysctl the
@@ -394,20 +467,24 @@ std::string_view direction_name(Direction direction) {
   return "present";
 }
 
-std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& snapshot) {
+std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& snapshot,
+                                    std::vector<NotJudged>* not_judged) {
   std::vector<Finding> findings;
   for (const auto& rule : rules) {
     if (rule.builtin != Builtin::kNone) continue;
     std::vector<Hit> hits;
+    UnknownFacts unknown;
     for (const auto& match : rule.matches) {
-      auto more = check_hits(match, rule.severity, snapshot);
+      auto more = check_hits(match, rule.severity, snapshot, &unknown);
       hits.insert(hits.end(), more.begin(), more.end());
     }
+    if (not_judged != nullptr && !unknown.empty())
+      not_judged->push_back(std::move(unknown).take(rule));
     auto finding = finding_from(rule, hits);
     if (!finding) continue;
     add_context_check(rule, snapshot, *finding);
     for (const auto& match : rule.proof)
-      add_proof(check_hits(match, rule.severity, snapshot), *finding);
+      add_proof(check_hits(match, rule.severity, snapshot, nullptr), *finding);
     findings.push_back(std::move(*finding).done());
   }
   return findings;
@@ -422,11 +499,13 @@ std::optional<ConfigDiff> pair_kernel_config(const std::vector<Rule>& rules, con
 
 std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a, const Json& b,
                                    const Json& probe_jobs,
-                                   const std::optional<ConfigDiff>& kernel_config) {
+                                   const std::optional<ConfigDiff>& kernel_config,
+                                   std::vector<NotJudged>* not_judged) {
   const Rule* first_config_rule = first_kernel_config_rule(rules);
   std::vector<Finding> findings;
   for (const auto& rule : rules) {
     std::vector<Hit> hits;
+    UnknownFacts unknown;
     switch (rule.builtin) {
       case Builtin::kProbeRegression:
         hits = probe_regression_hits(rule, probe_jobs);
@@ -442,16 +521,18 @@ std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a
         break;
       case Builtin::kNone:
         for (const auto& match : rule.matches) {
-          auto more = diff_hits(match, rule.severity, a, b);
+          auto more = diff_hits(match, rule.severity, a, b, &unknown);
           hits.insert(hits.end(), more.begin(), more.end());
         }
         break;
     }
+    if (not_judged != nullptr && !unknown.empty())
+      not_judged->push_back(std::move(unknown).take(rule));
     auto finding = finding_from(rule, hits);
     if (!finding) continue;
     add_context_diff(rule, a, b, *finding);
     for (const auto& match : rule.proof)
-      add_proof(diff_hits(match, rule.severity, a, b), *finding);
+      add_proof(diff_hits(match, rule.severity, a, b, nullptr), *finding);
     findings.push_back(std::move(*finding).done());
   }
   return findings;

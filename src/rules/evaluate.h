@@ -12,7 +12,10 @@
 
 namespace kdrift {
 
-std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& snapshot);
+// not_judged, when given, receives every rule that met a fact the snapshot does not know, in
+// rule order; such a fact neither raises nor clears a finding.
+std::vector<Finding> evaluate_check(const std::vector<Rule>& rules, const Json& snapshot,
+                                    std::vector<NotJudged>* not_judged = nullptr);
 
 // The pair's kernel config diff by the groups of the first kernel-config rule (none without
 // one): what that rule judges and the report's kernel_config section lists, computed once per
@@ -24,6 +27,7 @@ std::optional<ConfigDiff> pair_kernel_config(const std::vector<Rule>& rules, con
 // pair_kernel_config of the same pair (another kernel-config rule diffs by its own groups).
 std::vector<Finding> evaluate_diff(const std::vector<Rule>& rules, const Json& a, const Json& b,
                                    const Json& probe_jobs,
-                                   const std::optional<ConfigDiff>& kernel_config);
+                                   const std::optional<ConfigDiff>& kernel_config,
+                                   std::vector<NotJudged>* not_judged = nullptr);
 
 }  // namespace kdrift

@@ -26,4 +26,19 @@ struct Finding {
   double score = 0;
 };
 
+// A fact a rule needed and a snapshot does not know (absent, and named in its object's
+// "unavailable" map): the rule neither fires nor clears on it.
+struct UnknownFact {
+  std::string path;
+  std::string side;  // "a" or "b" for a diff, empty for a check
+  std::string why;
+};
+
+// A rule that met unknown facts: what it could not judge, and why.
+struct NotJudged {
+  const Rule* rule = nullptr;
+  std::vector<UnknownFact> facts;
+  std::size_t facts_not_listed = 0;  // past the cap a finding's evidence has too
+};
+
 }  // namespace kdrift

@@ -97,6 +97,25 @@ TEST_F(BlockDevices, BioBasedZramHasNoRequestsAndNoElevator) {
             std::string::npos);
 }
 
+// A sos report keeps no device's mq/ or loop/: there their absence says nothing, and
+// request_based and a loop's binding are unknown instead of "bio-based" and "unbound".
+TEST(BlockPartialTree, EntriesNoDeviceHasAreUnknownNotAbsent) {
+  TempDir tree;
+  const StorageTree sys(tree);
+  const std::string vda = sys.disk("sys/devices/pci0000:00/0000:00:02.0/virtio1/block", "", "vda");
+  const std::string loop0 = sys.disk("sys/devices/virtual/block", "", "loop0");
+  for (const auto& disk : {vda, loop0})
+    std::filesystem::remove_all(tree.path() + "/" + disk + "/mq");
+  const Json block = collect_block(SysRoot(tree.path()));
+  const Json& disk = block["devices"]["vda"];
+  EXPECT_FALSE(disk.contains("request_based"));
+  EXPECT_NE(disk["unavailable"]["request_based"].get<std::string>().find("keeps no such entry"),
+            std::string::npos);
+  const Json& loop = block["devices"]["loop0"]["loop"];
+  EXPECT_FALSE(loop.contains("bound"));
+  EXPECT_TRUE(loop["unavailable"].contains("bound"));
+}
+
 TEST_F(BlockDevices, LoopBackingFileAndUnboundLoop) {
   const StorageTree sys(tree_);
   const std::string loop0 = sys.disk("sys/devices/virtual/block", "", "loop0");

@@ -189,6 +189,33 @@ TEST(CpuCollector, MixedGovernorsAreSummarisedPerValue) {
   EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));  // numeric
 }
 
+// A governor unreadable in one policy may differ there: the others' agreement is not
+// "uniform". A policy left out (its cpus unknown) leaves it unknown too.
+TEST(CpuCollector, AnUnknownPolicySettingLeavesUniformUnknown) {
+  TempDir tree;
+  write_intel_host(tree, 4, 1);
+  std::filesystem::remove(tree.path() + "/" + kCpu + "cpufreq/policy2/scaling_governor");
+  Json summary = collect_cpu(SysRoot(tree.path()))["cpufreq"]["summary"];
+  EXPECT_FALSE(summary.contains("uniform"));
+  EXPECT_EQ(summary["unavailable"]["uniform"], "scaling_governor is unknown in policy2");
+  EXPECT_EQ(summary["scaling_governor"], Json({{"powersave", {0, 1, 3}}}));
+
+  TempDir left_out;
+  write_intel_host(left_out, 4, 1);
+  std::filesystem::remove(left_out.path() + "/" + kCpu + "cpufreq/policy1/affected_cpus");
+  summary = collect_cpu(SysRoot(left_out.path()))["cpufreq"]["summary"];
+  EXPECT_EQ(summary["unavailable"]["uniform"], "policy1 was left out");
+
+  // A setting no policy has (no EPP driver) is no doubt.
+  TempDir no_epp;
+  write_intel_host(no_epp, 2, 1);
+  for (const char* policy : {"policy0", "policy1"}) {
+    std::filesystem::remove(no_epp.path() + "/" + kCpu + "cpufreq/" + policy +
+                            "/energy_performance_preference");
+  }
+  EXPECT_EQ(collect_cpu(SysRoot(no_epp.path()))["cpufreq"]["summary"]["uniform"], true);
+}
+
 TEST(CpuCollector, SharedPolicyListsItsCpusOnce) {
   TempDir tree;
   write_intel_host(tree, 4, 4);

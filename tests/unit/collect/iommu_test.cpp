@@ -72,11 +72,51 @@ TEST_F(IommuModes, ModeInEffectPerDevice) {
   EXPECT_EQ(ungrouped["mode"], "none");
   EXPECT_FALSE(ungrouped.contains("iommu_group"));
   EXPECT_FALSE(ungrouped.contains("unavailable"));
+  EXPECT_EQ(ungrouped["derived"]["mode"],
+            Json::array({"iommu.groups", "no /sys/devices/pci0000:00/0000:00:06.0/iommu_group"}));
 
   Json loop = find_device(iommu, "loop0");
   ASSERT_FALSE(loop.is_null());
   EXPECT_EQ(loop["mode"], "none");
   EXPECT_FALSE(loop.contains("pci"));
+}
+
+// A sos report keeps neither /sys/kernel/iommu_groups nor the functions' iommu_group links: a
+// function without a link is then not "none" but unknown, and says why.
+TEST_F(IommuModes, WithoutTheGroupsAFunctionWithoutALinkIsUnknown) {
+  std::filesystem::remove_all(tree_.path() + "/sys/kernel/iommu_groups");
+  for (const char* function : {"0000:00:03.0", "0000:00:04.0", "0000:00:05.0"}) {
+    std::filesystem::remove(tree_.path() + "/sys/devices/pci0000:00/" + function + "/iommu_group");
+  }
+  Json iommu = collect();
+  EXPECT_TRUE(iommu["unavailable"].contains("groups"));
+  for (const char* device : {"nvme0n1", "nvme1n1", "nvme2n1", "nvme3n1"}) {
+    SCOPED_TRACE(device);
+    Json record = find_device(iommu, device);
+    ASSERT_FALSE(record.is_null());
+    EXPECT_FALSE(record.contains("mode"));
+    EXPECT_FALSE(record.contains("derived"));
+    const std::string why = record["unavailable"]["mode"];
+    EXPECT_NE(why.find("IOMMU groups were not captured"), std::string::npos) << why;
+    EXPECT_NE(why.find("/sys/kernel/iommu_groups"), std::string::npos) << why;
+  }
+  // A device on no PCI function has no DMA an IOMMU could translate, whatever was captured.
+  Json loop = find_device(iommu, "loop0");
+  EXPECT_EQ(loop["mode"], "none");
+  EXPECT_TRUE(loop["derived"].contains("mode"));
+}
+
+// An empty groups directory is a host without an IOMMU: no link means no translation.
+TEST_F(IommuModes, AnEmptyGroupsDirectoryStillMeansNone) {
+  std::filesystem::remove_all(tree_.path() + "/sys/kernel/iommu_groups");
+  tree_.mkdir("sys/kernel/iommu_groups");
+  for (const char* function : {"0000:00:03.0", "0000:00:04.0", "0000:00:05.0"}) {
+    std::filesystem::remove(tree_.path() + "/sys/devices/pci0000:00/" + function + "/iommu_group");
+  }
+  Json record = find_device(collect(), "nvme0n1");
+  ASSERT_FALSE(record.is_null());
+  EXPECT_EQ(record["mode"], "none");
+  EXPECT_FALSE(record.contains("unavailable"));
 }
 
 TEST_F(IommuModes, DevicesAreSortedAndGroupsNumerically) {
@@ -113,7 +153,8 @@ TEST_F(IommuModes, UnreadableGroupTypeMakesTheModeUnknown) {
   Json record = find_device(iommu, "nvme1n1");
   ASSERT_FALSE(record.is_null());
   EXPECT_EQ(record["iommu_group"], 4);
-  EXPECT_EQ(record["mode"], "unknown");
+  EXPECT_FALSE(record.contains("mode"));
+  EXPECT_TRUE(record["unavailable"].contains("mode"));
   EXPECT_TRUE(record["unavailable"].contains("domain_type"));
 }
 
@@ -121,7 +162,8 @@ TEST_F(IommuModes, IommuGroupThatIsNoLinkIsUnavailable) {
   tree_.mkdir("sys/devices/pci0000:00/0000:00:06.0/iommu_group");
   Json record = find_device(collect(), "nvme3n1");
   ASSERT_FALSE(record.is_null());
-  EXPECT_EQ(record["mode"], "unknown");
+  EXPECT_FALSE(record.contains("mode"));
+  EXPECT_TRUE(record["unavailable"].contains("mode"));
   EXPECT_TRUE(record["unavailable"].contains("iommu_group"));
 }
 
@@ -129,7 +171,8 @@ TEST_F(IommuModes, IommuGroupLinkToGarbageShowsTheTarget) {
   tree_.symlink("sys/devices/pci0000:00/0000:00:06.0/iommu_group", "../banana");
   Json record = find_device(collect(), "nvme3n1");
   ASSERT_FALSE(record.is_null());
-  EXPECT_EQ(record["mode"], "unknown");
+  EXPECT_FALSE(record.contains("mode"));
+  EXPECT_TRUE(record["unavailable"].contains("mode"));
   EXPECT_NE(record["unavailable"]["iommu_group"].get<std::string>().find("banana"),
             std::string::npos);
 }
@@ -138,7 +181,8 @@ TEST_F(IommuModes, SymlinkLoopInSysBlockIsUnavailableNotAHang) {
   tree_.symlink("sys/block/sdz", "sdz");
   Json record = find_device(collect(), "sdz");
   ASSERT_FALSE(record.is_null());
-  EXPECT_EQ(record["mode"], "unknown");
+  EXPECT_FALSE(record.contains("mode"));
+  EXPECT_TRUE(record["unavailable"].contains("mode"));
   EXPECT_NE(record["unavailable"]["path"].get<std::string>().find("Too many levels"),
             std::string::npos);
 }
@@ -155,6 +199,7 @@ TEST(IommuMultipath, HeadTakesTheModeOfItsPathDevices) {
   ASSERT_FALSE(head.is_null());
   EXPECT_EQ(head["paths"], Json::array({"nvme0c0n1"}));
   EXPECT_EQ(head["mode"], "translated-strict");
+  EXPECT_EQ(head["derived"]["mode"], Json::array({"iommu.devices[nvme0c0n1].mode"}));
   Json path = find_device(iommu, "nvme0c0n1");
   ASSERT_FALSE(path.is_null());
   EXPECT_EQ(path["pci"], "0000:00:03.0");

@@ -45,6 +45,10 @@ TEST(KernelConfig, NeitherSourceIsRecordedAsUnavailable) {
   EXPECT_FALSE(config.contains("symbols"));
   EXPECT_TRUE(config["unavailable"].contains("/proc/config.gz"));
   EXPECT_TRUE(config["unavailable"].contains("/boot/config-x"));
+  // Every CONFIG_ is then unknown, not "not set": the symbols themselves are named.
+  EXPECT_TRUE(config["unavailable"].contains("symbols"));
+  const Json none = collect_kernel_config(SysRoot(testing::TempDir().path()), "x");
+  EXPECT_EQ(none["unavailable"]["symbols"], "no kernel config was readable");
 }
 
 }  // namespace

@@ -18,6 +18,32 @@ TEST(StructuredDiff, PairsArrayElementsByIdentityNotPosition) {
   EXPECT_EQ(describe_change(changes[0].a, changes[0].b), "none → passthrough");
 }
 
+// Unknown on one side is a difference of its own kind, never a change of setting, and the
+// "unavailable" maps themselves are not compared.
+TEST(StructuredDiff, UnknownOnOneSideIsNotAChange) {
+  const Json a = Json::parse(R"({"iommu": {"devices": [
+      {"device": "nvme0n1", "pci": "0000:01:00.0", "unavailable": {"mode": "not captured"}}],
+      "unavailable": {"groups": "/sys/kernel/iommu_groups: No such file or directory"}},
+      "sysctl": {"unavailable": {"*": "/proc/sys: Permission denied"}}})");
+  const Json b = Json::parse(R"({"iommu": {"devices": [
+      {"device": "nvme0n1", "pci": "0000:01:00.0", "mode": "translated-lazy"}],
+      "groups": [{"group": 3, "type": "DMA-FQ"}]},
+      "sysctl": {"vm.swappiness": 60, "unavailable": {"fs.aio-nr": "reworded"}}})");
+  const auto changes = diff_snapshots(a, b);
+  EXPECT_EQ(changes_json(changes), Json::object());
+  const Json unknown = unknown_differences_json(changes);
+  EXPECT_EQ(unknown["iommu"],
+            Json::parse(R"([{"path": "iommu.devices[nvme0n1].mode", "a_unknown": "not captured",
+                             "b": "translated-lazy"},
+                            {"path": "iommu.groups", "b": [{"group": 3, "type": "DMA-FQ"}],
+                             "a_unknown": "/sys/kernel/iommu_groups: No such file or directory"}])"));
+  EXPECT_EQ(unknown["sysctl"][0]["a_unknown"], "/proc/sys: Permission denied");
+  // The other way round, the reason is B's.
+  const Json reverse = unknown_differences_json(diff_snapshots(b, a));
+  EXPECT_EQ(reverse["iommu"][0]["b_unknown"], "not captured");
+  EXPECT_EQ(reverse["iommu"][0]["a"], "translated-lazy");
+}
+
 TEST(StructuredDiff, LeavesOutNoise) {
   const Json a = Json::parse(R"({
     "capture": {"captured_at": "2026-11-30T10:00:00Z"},

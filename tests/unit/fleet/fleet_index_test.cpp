@@ -57,6 +57,28 @@ TEST(FleetIndex, AFactTheHostLacksIsAbsentAgainstThePeers) {
   EXPECT_EQ(found[0].majority, "2");
 }
 
+// A host whose snapshot does not know a fact (a sos report without the IOMMU groups) deviates
+// from no one, and its "unknown" makes no majority: three unknowns do not outvote two known.
+TEST(FleetIndex, AnUnknownFactDeviatesFromNoneAndCountsInNoMajority) {
+  FleetIndex index;
+  for (int i = 0; i < 3; ++i)
+    index.add("h" + std::to_string(i), "f", facts("6.1", {{"iommu.mode[nvme]", "passthrough"}}));
+  index.add("sos", "f", facts("6.1", {{"iommu.mode[nvme]", std::string(kUnknownFact)}}));
+  index.add("odd", "f", facts("6.1", {{"iommu.mode[nvme]", "translated-lazy"}}));
+  EXPECT_TRUE(deviations_of(index, 3).empty());
+  ASSERT_EQ(deviations_of(index, 4).size(), 1u);
+  EXPECT_EQ(deviations_of(index, 4)[0].majority, "passthrough");
+
+  FleetIndex mostly_unknown;
+  for (int i = 0; i < 3; ++i) {
+    mostly_unknown.add("u" + std::to_string(i), "f",
+                       facts("6.1", {{"iommu.mode[nvme]", std::string(kUnknownFact)}}));
+  }
+  mostly_unknown.add("a", "f", facts("6.1", {{"iommu.mode[nvme]", "passthrough"}}));
+  for (const auto& list : mostly_unknown.fingerprint_deviations())
+    EXPECT_TRUE(list.empty());
+}
+
 TEST(FleetIndex, NoMajorityOrTooFewPeersMakesNoOutlier) {
   FleetIndex split;
   for (int i = 0; i < 2; ++i)

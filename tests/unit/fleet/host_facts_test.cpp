@@ -40,6 +40,21 @@ TEST(HostFacts, ASnapshotsIoFactsAreNamedAsTheDocumentSays) {
   EXPECT_FALSE(host.probe_iops.empty());
 }
 
+// What a snapshot names unknown is the fact "unknown", never a value it seems to have.
+TEST(HostFacts, UnknownFactsAreUnknown) {
+  Json snapshot = testing::fixture_snapshot("snapshot:poll-queues-2");
+  snapshot["sysctl"].erase("kernel.io_uring_disabled");
+  snapshot["sysctl"]["unavailable"]["kernel.io_uring_disabled"] = "Permission denied";
+  for (auto& device : snapshot["iommu"]["devices"]) {
+    device.erase("mode");
+    device["unavailable"]["mode"] = "the IOMMU groups were not captured";
+  }
+  const auto facts = as_map(host_facts(snapshot));
+  EXPECT_EQ(facts.at("sysctl.kernel.io_uring_disabled"), kUnknownFact);
+  EXPECT_EQ(facts.at("iommu.mode[nvme]"), kUnknownFact);
+  EXPECT_FALSE(facts.contains("sysctl.unavailable"));
+}
+
 // The rules, not this module, say what hosts are folded by: a rule's fingerprint names facts
 // exactly, by their name before [MODEL], or by a prefix.
 TEST(HostFacts, TheFactsAreThoseTheRulesFingerprintNames) {

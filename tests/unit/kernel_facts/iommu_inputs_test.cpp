@@ -35,6 +35,26 @@ TEST(IommuInputs, CommandLineAndKconfigAreTheOnesThePredictionReads) {
   EXPECT_EQ(*inputs.kconfig, (std::map<std::string, std::string>{{"CONFIG_X86", "y"}}));
   EXPECT_FALSE(inputs.units_registered);
   EXPECT_FALSE(iommu_inputs(Json::object()).kconfig);
+  EXPECT_TRUE(inputs.cmdline_known);
+}
+
+// Without a captured command line, "no IOMMU parameter" is not known: the Kconfig default alone
+// would overstate what the snapshot shows (iommu=pt may have been given).
+TEST(IommuInputs, AnUncapturedCommandLineMakesThePredictionUnknown) {
+  const Json snapshot = {
+      {"kernel",
+       {{"config",
+         {{"symbols",
+           {{"CONFIG_X86", "y"},
+            {"CONFIG_INTEL_IOMMU", "y"},
+            {"CONFIG_INTEL_IOMMU_DEFAULT_ON", "y"}}}}}}},
+      {"iommu", {{"unavailable", {{"cmdline", "/proc/cmdline: Permission denied"}}}}},
+      {"cpu", {{"processor", {{"vendor", "GenuineIntel"}}}}}};
+  IommuInputs inputs = iommu_inputs(snapshot);
+  EXPECT_FALSE(inputs.cmdline_known);
+  EXPECT_EQ(predict_iommu_mode(inputs).mode, IommuMode::kUnknown);
+  inputs.cmdline_known = true;
+  EXPECT_EQ(predict_iommu_mode(inputs).mode, IommuMode::kTranslatedLazy);
 }
 
 // VT-d's Caching Mode (capability bit 7) forces strict only without scalable mode (extended

@@ -30,6 +30,28 @@ TEST(KernelFacts, AnUntrustedSnapshotIsJudgedFromItsOwnFacts) {
   EXPECT_EQ(controller["queues_source"], "derived");
 }
 
+// An older kdrift's capture of a sos report: "none" for a PCI disk although the groups were
+// never listed. Judged again, the mode is unknown; a disk on no PCI function keeps "none".
+TEST(KernelFacts, AnIommuModeNoneWithoutTheGroupsIsUnknown) {
+  Json snapshot = {
+      {"iommu",
+       {{"devices", Json::parse(R"([{"device": "vda", "pci": "0000:00:02.0", "mode": "none"},
+                                    {"device": "loop0", "mode": "none"}])")},
+        {"unavailable", {{"groups", "/sys/kernel/iommu_groups: No such file or directory"}}}}}};
+  judge_kernel_facts(snapshot);
+  const Json& vda = snapshot["iommu"]["devices"][0];
+  EXPECT_FALSE(vda.contains("mode"));
+  EXPECT_NE(vda["unavailable"]["mode"].get<std::string>().find("iommu_groups"), std::string::npos);
+  EXPECT_EQ(snapshot["iommu"]["devices"][1]["mode"], "none");
+  Json listed = {{"iommu",
+                  {{"devices", Json::parse(R"([{"device": "vda", "pci": "0000:00:02.0",
+                                                         "mode": "none"}])")},
+                   {"groups", Json::array()}}}};
+  const Json before = listed;
+  judge_kernel_facts(listed);
+  EXPECT_EQ(listed, before);
+}
+
 TEST(KernelFacts, JudgingTwiceGivesWhatJudgingOnceGave) {
   Json once = untrusted_snapshot();
   judge_kernel_facts(once);

@@ -72,6 +72,9 @@ TEST(NvmeQueueSplit, MissingSplitsAreFilledFromTheSnapshot) {
   EXPECT_EQ(controller["queues"], split(1, 0, 2));  // 3 hardware queues, not queue_count's 8
   EXPECT_EQ(controller["queues_source"], "derived");
   EXPECT_FALSE(controller.contains("unavailable"));
+  EXPECT_EQ(controller["derived"]["queues"],
+            Json({"nvme.parameters.nvme.poll_queues", "nvme.parameters.nvme.write_queues",
+                  "block.devices.nvme0n1.mq"}));
 }
 
 TEST(NvmeQueueSplit, RecordedSplitsAndOtherTransportsAreLeftAlone) {

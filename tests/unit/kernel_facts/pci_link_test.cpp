@@ -29,6 +29,10 @@ TEST(PciLink, ALinkBelowWhatBothEndsSupportIsDegradedAtBothEnds) {
   EXPECT_EQ(pci["devices"]["0000:00:01.0"]["link_degraded"], true);
   EXPECT_EQ(pci["devices"]["0000:01:00.0"]["link_partner"], "0000:00:01.0");
   EXPECT_EQ(pci["devices"]["0000:00:01.0"]["link_partner"], "0000:01:00.0");
+  // Provenance: a verdict, not an observation; it names both ends' link facts.
+  const Json inputs = {"pci.devices.0000:01:00.0.link", "pci.devices.0000:00:01.0.link"};
+  EXPECT_EQ(pci["devices"]["0000:01:00.0"]["derived"]["link_degraded"], inputs);
+  EXPECT_EQ(pci["devices"]["0000:00:01.0"]["derived"]["link_degraded"], inputs);
 }
 
 TEST(PciLink, AStoredVerdictIsReplacedByWhatTheFactsSay) {
@@ -38,6 +42,11 @@ TEST(PciLink, AStoredVerdictIsReplacedByWhatTheFactsSay) {
   judge_pci_links(pci);
   EXPECT_EQ(pci["devices"]["0000:01:00.0"]["link_degraded"], false);
   EXPECT_FALSE(pci["devices"]["0000:01:00.0"].contains("unavailable"));
+  // Judged again without the facts: no verdict, and no provenance left claiming one.
+  pci["devices"]["0000:01:00.0"].erase("link");
+  judge_pci_links(pci);
+  EXPECT_FALSE(pci["devices"]["0000:01:00.0"].contains("link_degraded"));
+  EXPECT_FALSE(pci["devices"]["0000:01:00.0"].contains("derived"));
 }
 
 TEST(PciLink, WithoutTheTypeOfTheEndsThereIsNoVerdictButAReason) {

@@ -167,6 +167,24 @@ TEST(Prometheus, TranslatedIommuAndItsFindingFromARealSnapshot) {
   EXPECT_EQ(info[0].labels.at("kernel"), "6.1.0-50-amd64");
 }
 
+// A snapshot without the IOMMU groups (a sos report): the mode is unknown, so no
+// kdrift_iommu_translated sample at all (never 0), and the rules that needed it say so.
+TEST(Prometheus, AnUnknownIommuModeIsNoSampleAndItsRulesAreNotJudged) {
+  Json snapshot = testing::fixture_snapshot("snapshot:intel-strict");
+  for (auto& device : snapshot["iommu"]["devices"]) {
+    if (!device.contains("pci")) continue;
+    device.erase("mode");
+    device["unavailable"]["mode"] = "the IOMMU groups were not captured";
+  }
+  const auto samples = parse_exposition(metrics_with_findings(snapshot));
+  EXPECT_TRUE(of(samples, "kdrift_iommu_translated").empty());
+  bool not_judged = false;
+  for (const Sample& rule : of(samples, "kdrift_rule_not_judged")) {
+    not_judged |= rule.labels.at("id") == "iommu.dma-translation" && rule.value == 1;
+  }
+  EXPECT_TRUE(not_judged);
+}
+
 TEST(Prometheus, PassthroughIsNotTranslated) {
   const auto samples =
       parse_exposition(render_prometheus(testing::fixture_snapshot("snapshot:intel-pt"), nullptr));

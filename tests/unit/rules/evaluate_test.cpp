@@ -74,6 +74,70 @@ TEST(EvaluateDiff, DirectionFollowsWhichSideHasIt) {
   EXPECT_TRUE(evaluate_diff(rules, kTranslated, kTranslated, Json::array(), std::nullopt).empty());
 }
 
+// A sos report without the IOMMU groups: nvme0n1's mode is absent and named unavailable.
+const Json kModeUnknown = Json::parse(R"({
+  "iommu": {"devices": [{"device": "nvme0n1", "pci": "0000:01:00.0",
+                         "unavailable": {"mode": "the IOMMU groups were not captured"}},
+                        {"device": "zram0", "mode": "none"}],
+            "cmdline": {}}
+})");
+
+TEST(EvaluateCheck, AnUnknownFactIsNotJudgedNotCleared) {
+  const std::vector<Rule> rules = {rule_from(kTranslationMatch)};
+  std::vector<NotJudged> not_judged;
+  EXPECT_TRUE(evaluate_check(rules, kModeUnknown, &not_judged).empty());
+  ASSERT_EQ(not_judged.size(), 1U);
+  EXPECT_EQ(not_judged[0].rule, &rules[0]);
+  ASSERT_EQ(not_judged[0].facts.size(), 1U);
+  EXPECT_EQ(not_judged[0].facts[0].path, "iommu.devices[nvme0n1].mode");
+  EXPECT_EQ(not_judged[0].facts[0].side, "");
+  EXPECT_EQ(not_judged[0].facts[0].why, "the IOMMU groups were not captured");
+  // A value merely absent (its object does not call it unknown) is judged as before.
+  not_judged.clear();
+  evaluate_check(rules, kPassthrough, &not_judged);
+  EXPECT_TRUE(not_judged.empty());
+}
+
+TEST(EvaluateDiff, UnknownOnOneSideIsNoChangeButBsOwnStateStays) {
+  const std::vector<Rule> rules = {rule_from(kTranslationMatch)};
+  std::vector<NotJudged> not_judged;
+  // Unknown → translated: not "turned on", but B's translated DMA is a finding about B.
+  const auto findings =
+      evaluate_diff(rules, kModeUnknown, kTranslated, Json::array(), std::nullopt, &not_judged);
+  ASSERT_EQ(findings.size(), 1U);
+  EXPECT_EQ(findings[0].direction, Direction::kPresent);
+  EXPECT_EQ(findings[0].evidence[0], "iommu.devices[nvme0n1].mode: (unknown) → translated-lazy");
+  ASSERT_EQ(not_judged.size(), 1U);
+  EXPECT_EQ(not_judged[0].facts[0].side, "a");
+  // Translated → unknown: nothing improved, nothing flagged.
+  not_judged.clear();
+  EXPECT_TRUE(
+      evaluate_diff(rules, kTranslated, kModeUnknown, Json::array(), std::nullopt, &not_judged)
+          .empty());
+  ASSERT_EQ(not_judged.size(), 1U);
+  EXPECT_EQ(not_judged[0].facts[0].side, "b");
+  // A change test never fires across an unknown side.
+  const std::vector<Rule> changed = {
+      rule_from("[[match]]\neach = \"iommu.devices[device]\"\nvalue = \"mode\"\nchanged = true\n")};
+  EXPECT_TRUE(
+      evaluate_diff(changed, kModeUnknown, kTranslated, Json::array(), std::nullopt).empty());
+}
+
+TEST(EvaluateDiff, AWholeCollectionUnknownOnOneSideIsNotJudged) {
+  const Json no_devices =
+      Json::parse(R"({"iommu": {"unavailable": {"devices": "/sys/block: Permission denied"}}})");
+  const std::vector<Rule> rules = {
+      rule_from("[[match]]\neach = \"iommu.devices[device]\"\nvalue = \"mode\"\nchanged = true\n"
+                "compare_missing = true\n")};
+  std::vector<NotJudged> not_judged;
+  EXPECT_TRUE(
+      evaluate_diff(rules, no_devices, kTranslated, Json::array(), std::nullopt, &not_judged)
+          .empty());
+  ASSERT_EQ(not_judged.size(), 1U);
+  EXPECT_EQ(not_judged[0].facts[0].path, "iommu.devices[device]");
+  EXPECT_EQ(not_judged[0].facts[0].why, "/sys/block: Permission denied");
+}
+
 TEST(EvaluateDiff, ChangeTestsWithMissingValuesNeedTheHolderOnBothSides) {
   const std::vector<Rule> rules = {
       rule_from("[[match]]\neach = \"iommu.cmdline.*\"\nchanged = true\ncompare_missing = true\n")};
@@ -196,6 +260,27 @@ TEST(DerivedFacts, RemoteNumaNeedsSeveralNodesAndTheWorkloadsCpus) {
   EXPECT_EQ(with_derived_facts(
                 pinned, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"]["remote_numa"],
             false);
+  // Without the device's node, the nodes or the CPUs it is unknown, never "local".
+  Json no_node = snapshot;
+  no_node["pci"]["devices"]["0000:81:00.0"] = {{"unavailable", {{"numa_node", "EACCES"}}}};
+  Json no_nodes = snapshot;
+  no_nodes["numa"] = {{"unavailable", {{"nodes", "/sys/devices/system/node: ENOENT"}}}};
+  Json no_cpus = snapshot;
+  no_cpus["environment"]["process"] = Json::object();
+  for (const Json* unknown : {&no_node, &no_nodes, &no_cpus}) {
+    const Json disk =
+        with_derived_facts(*unknown, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"];
+    EXPECT_FALSE(disk.contains("remote_numa")) << disk.dump();
+    EXPECT_FALSE(disk.contains("local_cpus_only")) << disk.dump();
+    EXPECT_TRUE(disk["unavailable"].contains("remote_numa")) << disk.dump();
+  }
+  // One node: local by construction, and it says what it was derived from.
+  Json one_node = snapshot;
+  one_node["numa"]["nodes"] = Json::parse(R"([{"node": 0, "cpus": [0, 1, 2, 3]}])");
+  const Json local =
+      with_derived_facts(one_node, Judgements::kUntrusted)["derived"]["disks"]["nvme0n1"];
+  EXPECT_EQ(local["remote_numa"], false);
+  EXPECT_EQ(local["derived"]["remote_numa"], Json({"numa.nodes"}));
 }
 
 // A file's verdict is judged again from its facts; one made in this process is taken as it is.
