@@ -108,6 +108,10 @@ for target in "/dev/$bench_zram" "$loop"; do
     done
   done
   print_states "$label" "unchanged, pairs" "${unchanged[@]}"
+  # Captures 16 s apart: what the host's own drift leaves out (it moves by half within minutes).
+  neighbours=()
+  for i in $(seq $((count - 1))); do neighbours+=("$dir/aa$i-$((i + 1)).json"); done
+  print_states "$label" "unchanged, neighbouring pairs" "${neighbours[@]}"
   print_states "$label" "throttled to 70 %, pairs" "${throttled[@]}"
   triples=$((count / 3))
   side() { echo "$dir/$1$(($2 * 3 + 1)).json $dir/$1$(($2 * 3 + 2)).json $dir/$1$(($2 * 3 + 3)).json"; }
