@@ -27,18 +27,20 @@ DecidingSamples samples_to_decide(double ratio, double unit_variance, SampleUnit
       room < 1e-3 * band) {
     return out;
   }
-  // The interval's reach shrinks as n grows (a smaller standard error, a smaller t), so the fewest
-  // n that decides is found by bisection: a linear walk to kMaxDecidingSamples cost two t
-  // quantiles a step and dominated a diff of many undecided jobs.
   const auto decides = [&](std::size_t n) {
     const double df = 2.0 * static_cast<double>(n) - 2;
     const double reach =
         student_t_quantile(1 - (1 - confidence) / 2, df) + student_t_quantile(kDecidingPower, df);
     return reach * std::sqrt(unit_variance / static_cast<double>(n)) <= room;
   };
+  // The half-width shrinks as n grows, so the fewest n is found by doubling, then halving.
   std::size_t low = std::max<std::size_t>(now + 1, 2);
-  std::size_t high = kMaxDecidingSamples;
-  if (low > high || !decides(high)) return out;
+  std::size_t high = low;
+  while (!decides(high)) {
+    if (high >= kMaxDecidingSamples) return out;
+    low = high + 1;
+    high = std::min(2 * high, kMaxDecidingSamples);
+  }
   while (low < high) {
     const std::size_t middle = low + (high - low) / 2;
     if (decides(middle)) {
@@ -47,7 +49,7 @@ DecidingSamples samples_to_decide(double ratio, double unit_variance, SampleUnit
       low = middle + 1;
     }
   }
-  out.needed = low;
+  out.needed = high;
   out.beyond_reach = false;
   return out;
 }
