@@ -105,6 +105,19 @@ Allowance per_second_allowance(const std::vector<double>& a, const std::vector<d
           static_cast<double>(a.size() + b.size()) - 2, false, 1};
 }
 
+// One round a side cannot show how far a re-run moves, and the per-second spread that stands in
+// for it understates it wherever runs drift more than seconds do: with 3 % per second and 5 % run
+// to run (kdrift_verdict_sim's default model) one round a side called a change in 8 % of pairs
+// that had none. Until rounds show it, each side's run-to-run spread is taken as at least 5 %, the
+// least the lab has measured between runs (0.052, docs/benchmarks.md "Run-to-run spread in the
+// lab"; this VM's zram shows 0.15); that brought them to 1 in 300 (kdrift_verdict_sim 300).
+inline constexpr double kUnseenRunToRunCv = 0.05;
+
+RunSpread unseen_floor(RunSpread run, const Allowance& rounds) {
+  if (rounds.from_rounds) return run;
+  return {std::max(run.a, kUnseenRunToRunCv), std::max(run.b, kUnseenRunToRunCv)};
+}
+
 // From the spread between rounds: the standard error of the difference of the sides' log means.
 // Nothing when a side has fewer than two rounds.
 std::optional<Allowance> rounds_allowance(const std::vector<double>& a,
@@ -127,31 +140,35 @@ struct MetricTest {
 
 // The interval the verdict is decided on: the bootstrap interval of the per-second medians'
 // ratio at 1 - alpha, each half widened by what a re-run could add (in log terms the half-widths
-// add in quadrature, both being quantiles at the same level).
+// add in quadrature, both being quantiles at the same level). What would decide an undecided
+// one is more rounds inside one boot; across boots the per-second spread stays a floor under the
+// rounds' (Boots) that no count of rounds shrinks, so there it is more snapshots a side, each with
+// the noise this pair shows (a count of rounds there could name a run that cannot decide).
 RatioEstimate with_run_to_run_noise(const RatioInterval& interval, const Allowance& allowance,
-                                    double alpha) {
+                                    double alpha, Boots boots) {
   const double confidence = 1 - alpha;
   const double center = std::log(interval.estimate);
   const double noise = std::log(allowance.factor(alpha));
   const double down = center - std::log(interval.low);
   const double up = std::log(interval.high) - center;
   const double within = (down + up) / 2 / normal_quantile(1 - alpha / 2);
-  const double per_round = (within * within + allowance.standard_error * allowance.standard_error) *
-                           static_cast<double>(allowance.rounds);
+  const double variance = within * within + allowance.standard_error * allowance.standard_error;
+  const bool in_rounds = boots == Boots::kSame;
+  const std::size_t now = in_rounds ? allowance.rounds : 1;
   return {interval.estimate,
           std::exp(center - std::hypot(down, noise)),
           std::exp(center + std::hypot(up, noise)),
           confidence,
-          per_round,
-          SampleUnit::kRounds,
-          allowance.rounds};
+          variance * static_cast<double>(now),
+          in_rounds ? SampleUnit::kRounds : SampleUnit::kSnapshots,
+          now};
 }
 
 // Ratio of medians b/a with its interval and verdict; "worse" is a ratio below 1 for IOPS and
 // above 1 for latency. The 95 % bootstrap interval (ci95) and the rank test's p describe the
 // runs themselves; the verdict's interval adds the run-to-run noise and is the one that decides.
 MetricTest ratio_test(const std::vector<double>& a, const std::vector<double>& b, double alpha,
-                      bool higher_is_better, const Allowance& floor) {
+                      bool higher_is_better, const Allowance& floor, Boots boots) {
   const RatioInterval within = bootstrap_median_ratio(a, b);
   const RatioInterval decided = bootstrap_median_ratio(a, b, 2000, 1 - alpha);
   const RankTest test = mann_whitney_u(a, b);
@@ -166,7 +183,8 @@ MetricTest ratio_test(const std::vector<double>& a, const std::vector<double>& b
   const double factor = allowance.factor(alpha);
   out.json["noise_allowance"] = {1 / factor, factor};
   out.json["noise_from"] = allowance.from_rounds ? "rounds" : "per-second spread";
-  out.verdict = decide_ratio(with_run_to_run_noise(decided, allowance, alpha), higher_is_better);
+  out.verdict =
+      decide_ratio(with_run_to_run_noise(decided, allowance, alpha, boots), higher_is_better);
   const bool runs_differ = decided.low > 1 || decided.high < 1;
   if (runs_differ && out.verdict.state != VerdictState::kChanged &&
       std::abs(std::log(decided.estimate)) > -std::log1p(-kEquivalenceMargin)) {
@@ -293,7 +311,8 @@ struct LatencyComparison {
 
 LatencyComparison compare_latency(const JobResult& job_a, const JobResult& job_b,
                                   const DirectionResult& a, const DirectionResult& b, double alpha,
-                                  const Allowance& floor, ThroughputChange throughput) {
+                                  const Allowance& floor, ThroughputChange throughput,
+                                  Boots boots) {
   LatencyComparison out;
   for (const auto& percentile : kTrackedPercentiles) {
     const auto value_a = percentile_of(a, percentile.key);
@@ -312,8 +331,9 @@ LatencyComparison compare_latency(const JobResult& job_a, const JobResult& job_b
     } else if (enough) {
       for (double& value : seconds_b)
         value *= throughput.scale;
-      MetricTest test = ratio_test(seconds_a, seconds_b, alpha, false,
-                                   allowance_for(job_a, job_b, percentile.key, alpha, floor));
+      MetricTest test =
+          ratio_test(seconds_a, seconds_b, alpha, false,
+                     allowance_for(job_a, job_b, percentile.key, alpha, floor), boots);
       for (auto& [field, value] : test.json.items()) {
         if (field != "ratio") entry[field] = value;
       }
@@ -333,8 +353,8 @@ LatencyComparison compare_latency(const JobResult& job_a, const JobResult& job_b
 // The IOPS test's members of the job's comparison.
 Verdict add_iops_test(Json& out, const std::vector<double>& samples_a,
                       const std::vector<double>& samples_b, double alpha,
-                      const Allowance& allowance) {
-  MetricTest iops = ratio_test(samples_a, samples_b, alpha, true, allowance);
+                      const Allowance& allowance, Boots boots) {
+  MetricTest iops = ratio_test(samples_a, samples_b, alpha, true, allowance, boots);
   const Json& test = iops.json;
   if (test.contains("ratio")) out["iops_ratio"] = test["ratio"];
   if (test.contains("ci95")) out["iops_ci95"] = test["ci95"];
@@ -404,7 +424,8 @@ JobComparison compare_job(const JobResult& a, const JobResult& b, double alpha, 
   // With rounds on both sides, the spread between them is the run-to-run noise itself; across
   // boots, never below the per-second estimate (Boots).
   const Allowance rounds = enough ? allowance_for(a, b, "", alpha, Allowance{}) : Allowance{};
-  const Allowance per_second = per_second_allowance(samples_a, samples_b, run);
+  const Allowance per_second =
+      per_second_allowance(samples_a, samples_b, unseen_floor(run, rounds));
   const bool rounds_suffice =
       rounds.from_rounds &&
       (boots == Boots::kSame || rounds.factor(alpha) >= per_second.factor(alpha));
@@ -416,7 +437,7 @@ JobComparison compare_job(const JobResult& a, const JobResult& b, double alpha, 
   if (median_a > 0 && median_b > 0)
     throughput = {median_b / median_a, std::min(median_a, median_b)};
   LatencyComparison latency =
-      compare_latency(a, b, stats_a, stats_b, alpha, iops_allowance, throughput);
+      compare_latency(a, b, stats_a, stats_b, alpha, iops_allowance, throughput, boots);
   out["latency"] = std::move(latency.json);
   if (!enough) {
     const std::size_t now = std::min(samples_a.size(), samples_b.size());
@@ -426,7 +447,8 @@ JobComparison compare_job(const JobResult& a, const JobResult& b, double alpha, 
                             " per-second samples cannot reach p < alpha; run the probe longer",
                         DecidingSamples{SampleUnit::kSeconds, now, seconds_to_reach(alpha), false});
   }
-  std::vector<Verdict> metrics = {add_iops_test(out, samples_a, samples_b, alpha, iops_allowance)};
+  std::vector<Verdict> metrics = {
+      add_iops_test(out, samples_a, samples_b, alpha, iops_allowance, boots)};
   metrics.insert(metrics.end(), latency.verdicts.begin(), latency.verdicts.end());
   const Verdict verdict = combined_verdict(metrics);
   verdict.write_to(out);

@@ -67,34 +67,91 @@ Json snapshot_probe(const VerdictSetting& setting, double level, std::mt19937_64
   return {{"jobs", Json::array({std::move(job)})}};
 }
 
+struct NoiseDraws {
+  explicit NoiseDraws(const VerdictNoise& noise)
+      : second(noise.second_cv), run(noise.run_cv), boot(noise.boot_cv) {}
+  Lognormal second;
+  Lognormal run;
+  Lognormal boot;
+};
+
+// One comparison of `setting.snapshots` snapshots a side, as diff makes it.
+Verdict one_trial(const VerdictSetting& setting, std::mt19937_64& random, NoiseDraws& draws) {
+  std::vector<Json> probes_a;
+  std::vector<Json> probes_b;
+  for (std::size_t index = 0; index < setting.snapshots; ++index) {
+    probes_a.push_back(snapshot_probe(setting, 1, random, draws.second, draws.run, draws.boot));
+    probes_b.push_back(
+        snapshot_probe(setting, 1 - setting.effect, random, draws.second, draws.run, draws.boot));
+  }
+  std::vector<const Json*> a;
+  std::vector<const Json*> b;
+  for (std::size_t index = 0; index < setting.snapshots; ++index) {
+    a.push_back(&probes_a[index]);
+    b.push_back(&probes_b[index]);
+  }
+  const Boots boots = setting.noise.boot_cv > 0 ? Boots::kDifferent : Boots::kSame;
+  const ProbeComparison compared = setting.snapshots == 1
+                                       ? compare_probes(a.front(), b.front(), kDefaultAlpha, boots)
+                                       : compare_probe_sets(a, b);
+  return compared.jobs.empty() ? Verdict{} : compared.jobs.front().verdict;
+}
+
+// The setting with an inconclusive verdict's samples taken: that many a side of its unit.
+VerdictSetting with_samples(VerdictSetting setting, const DecidingSamples& decide) {
+  switch (decide.unit) {
+    case SampleUnit::kSeconds:
+      setting.noise.seconds = static_cast<int>(decide.needed);
+      break;
+    case SampleUnit::kRounds:
+      setting.rounds = static_cast<std::uint32_t>(decide.needed);
+      break;
+    case SampleUnit::kSnapshots:
+    case SampleUnit::kHosts:
+    case SampleUnit::kBoots:
+      setting.snapshots = decide.needed;
+      break;
+  }
+  return setting;
+}
+
+bool is_right(const VerdictSetting& setting, const Verdict& verdict) {
+  return setting.effect < kEquivalenceMargin ? verdict.state == VerdictState::kEquivalent
+                                             : verdict.regressed();
+}
+
+// Takes the samples an inconclusive verdict named, once, and counts what they decided.
+void retake(const VerdictSetting& setting, const Verdict& verdict, std::mt19937_64& random,
+            NoiseDraws& draws, VerdictRates& rates) {
+  if (!verdict.decide || verdict.decide->beyond_reach ||
+      verdict.decide->needed > setting.max_retake) {
+    ++rates.out_of_reach;
+    return;
+  }
+  const VerdictSetting taken = with_samples(setting, *verdict.decide);
+  const Verdict again = one_trial(taken, random, draws);
+  ++rates.retaken;
+  rates.retaken_decided += again.state != VerdictState::kInconclusive ? 1 : 0;
+  rates.retaken_right += is_right(setting, again) ? 1 : 0;
+  rates.most_needed = std::max(rates.most_needed, verdict.decide->needed);
+}
+
 }  // namespace
 
 VerdictRates simulate_verdicts(const VerdictSetting& setting) {
   std::mt19937_64 random(setting.seed);
-  Lognormal second(setting.noise.second_cv);
-  Lognormal run(setting.noise.run_cv);
-  Lognormal boot(setting.noise.boot_cv);
+  NoiseDraws draws(setting.noise);
   VerdictRates rates;
   for (int trial = 0; trial < setting.trials; ++trial) {
-    std::vector<Json> probes_a;
-    std::vector<Json> probes_b;
-    for (std::size_t index = 0; index < setting.snapshots; ++index) {
-      probes_a.push_back(snapshot_probe(setting, 1, random, second, run, boot));
-      probes_b.push_back(snapshot_probe(setting, 1 - setting.effect, random, second, run, boot));
-    }
-    std::vector<const Json*> a;
-    std::vector<const Json*> b;
-    for (std::size_t index = 0; index < setting.snapshots; ++index) {
-      a.push_back(&probes_a[index]);
-      b.push_back(&probes_b[index]);
-    }
-    const ProbeComparison compared = compare_probe_sets(a, b);
-    const Verdict verdict = compared.jobs.empty() ? Verdict{} : compared.jobs.front().verdict;
+    const Verdict verdict = one_trial(setting, random, draws);
     ++rates.trials;
     rates.regressions += verdict.regressed() ? 1 : 0;
     rates.improvements += verdict.improved() ? 1 : 0;
     rates.equivalent += verdict.state == VerdictState::kEquivalent ? 1 : 0;
-    rates.inconclusive += verdict.state == VerdictState::kInconclusive ? 1 : 0;
+    if (verdict.state == VerdictState::kInconclusive) {
+      ++rates.inconclusive;
+      retake(setting, verdict, random, draws, rates);
+    }
   }
   return rates;
 }
