@@ -213,9 +213,19 @@ void findings(const Json& report, Writer& w) {
       w.out() << "No finding; the probe could not decide every job (see the probe section): "
                  "this is not \"nothing differs\".\n";
     } else {
-      w.out() << (text_at(report, {"kind"}, "") == "diff"
-                      ? "Nothing that matters for I/O differs between the two snapshots.\n"
-                      : "Nothing to report.\n");
+      // Rules that could not judge a side are listed below; "nothing differs" covers only what
+      // both snapshots show.
+      const Json* not_judged = at(report, {"not_judged"});
+      const bool partly = not_judged != nullptr && not_judged->is_array() && !not_judged->empty();
+      if (text_at(report, {"kind"}, "") != "diff") {
+        w.out() << (partly ? "Nothing to report of what the snapshot shows; some rules could "
+                             "not judge (below).\n"
+                           : "Nothing to report.\n");
+      } else {
+        w.out() << (partly ? "Nothing that matters for I/O differs in what both snapshots show; "
+                             "some rules could not judge (below).\n"
+                           : "Nothing that matters for I/O differs between the two snapshots.\n");
+      }
     }
     return;
   }
