@@ -100,12 +100,17 @@ Verdict Verdict::only_in(Presence side) {
 std::string verdict_token(const Verdict& verdict) {
   if (verdict.presence == Presence::kOnlyInA) return "only-in-a";
   if (verdict.presence == Presence::kOnlyInB) return "only-in-b";
-  if (verdict.change) return verdict.regressed() ? "regression" : "improvement";
+  if (verdict.change) return change_name(verdict);
   return state_name(verdict.state);
 }
 
 std::string state_name(VerdictState state) {
   return name_of(kStates, state);
+}
+
+std::string change_name(const Verdict& verdict) {
+  if (!verdict.change) return "none";
+  return verdict.regressed() ? "regression" : "improvement";
 }
 
 std::string unit_name(SampleUnit unit) {

@@ -82,6 +82,8 @@ struct Verdict {
 // The token a report prints for it ("regression", "equivalent", …) and the state alone.
 std::string verdict_token(const Verdict& verdict);
 std::string state_name(VerdictState state);
+// "regression" or "improvement" for a changed verdict, "none" for any other.
+std::string change_name(const Verdict& verdict);
 // "rounds", "snapshots", … as reports say them.
 std::string unit_name(SampleUnit unit);
 

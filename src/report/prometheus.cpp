@@ -316,9 +316,7 @@ void comparison_metrics(const Json& report, const std::string& profile, Metrics&
     if (!verdict.compared()) continue;
     const std::string name = text_member(job, "name");
     const Labels labels = {{"profile", profile}, {"probe_job", name}};
-    const char* change = verdict.regressed()  ? "regression"
-                         : verdict.improved() ? "improvement"
-                                              : "none";
+    const std::string change = change_name(verdict);
     verdicts.set({{"profile", profile},
                   {"probe_job", name},
                   {"state", state_name(verdict.state)},
