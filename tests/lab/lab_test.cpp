@@ -283,7 +283,13 @@ TEST(Lab, SameScenarioBootedTwiceFindsNothing) {
   for (const Json& finding : report.at("findings")) {
     EXPECT_EQ(finding.at("severity"), "info") << finding.dump(1);
   }
-  EXPECT_EQ(report.at("status").at("exit_status"), 0);
+  // Nothing changed, and nothing may be called changed; but one TCG boot against another moves a
+  // job by up to x0.26, which the data cannot tell from a change: undecided (3), never 1.
+  const int status = report.at("status").at("exit_status");
+  EXPECT_TRUE(status == 0 || status == 3) << status;
+  for (const Json& job : report.at("probe").at("jobs")) {
+    EXPECT_NE(job.value("state", ""), "changed") << job.dump(1);
+  }
   EXPECT_TRUE(report.at("changes").empty()) << report.at("changes").dump(1);
   report_probe_figures(report, "no-iommu -> no-iommu (second boot)");
 }
