@@ -16,7 +16,7 @@ KDRIFT_CACHE_PACKAGES=(ccache)
 KDRIFT_TEST_PACKAGES=(
   clang-format clang-tidy fio sosreport jq chromium
   qemu-system-x86 busybox-static kexec-tools cpio kmod xz-utils e2fsprogs systemd
-  python3 time universal-ctags man-db bash-completion zsh
+  python3 time universal-ctags man-db bash-completion zsh git make
   prometheus prometheus-node-exporter
   ansible-core ansible-lint openssh-server openssh-client iproute2
 )

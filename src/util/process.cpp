@@ -1,13 +1,18 @@
 #include "util/process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <string_view>
+#include <thread>
 
 #include "util/text.h"
 #include "util/unique_fd.h"
@@ -68,36 +73,171 @@ std::vector<char*> null_terminated(const std::vector<std::string>& words) {
   return pointers;
 }
 
-[[noreturn]] void exec_in_child(char* const* argv, char* const* envp, int output_fd,
-                                int exec_error_fd) {
-  if (output_fd >= 0 &&
-      (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0)) {
-    const int code = errno;
-    (void)!::write(exec_error_fd, &code, sizeof code);
-    ::_exit(kExecFailedStatus);
-  }
-  ::execvpe(argv[0], argv, envp);
-  const int code = errno;
-  (void)!::write(exec_error_fd, &code, sizeof code);
+// Where a child that could not exec failed, sent with its errno through the exec-error pipe.
+enum class ChildStage : int { kOutput, kDirectory, kExec };
+struct ChildFailure {
+  ChildStage stage = ChildStage::kExec;
+  int code = 0;
+};
+
+// What the child does between fork and exec: plain pointers and descriptors only, since only
+// async-signal-safe calls are allowed there.
+struct ChildSetup {
+  char* const* argv = nullptr;
+  char* const* envp = nullptr;
+  int output_fd = -1;
+  const char* directory = nullptr;  // nullptr: stay where this process is
+  bool own_group = false;
+  int exec_error_fd = -1;
+};
+
+[[noreturn]] void fail_in_child(int exec_error_fd, ChildStage stage) {
+  const ChildFailure failure{stage, errno};
+  (void)!::write(exec_error_fd, &failure, sizeof failure);
   ::_exit(kExecFailedStatus);
+}
+
+[[noreturn]] void exec_in_child(const ChildSetup& setup) {
+  // Both ends set it, so that the parent may signal the group as soon as fork returns.
+  if (setup.own_group) (void)::setpgid(0, 0);
+  if (setup.output_fd >= 0 &&
+      (::dup2(setup.output_fd, STDOUT_FILENO) < 0 || ::dup2(setup.output_fd, STDERR_FILENO) < 0)) {
+    fail_in_child(setup.exec_error_fd, ChildStage::kOutput);
+  }
+  if (setup.directory != nullptr && ::chdir(setup.directory) != 0) {
+    fail_in_child(setup.exec_error_fd, ChildStage::kDirectory);
+  }
+  ::execvpe(setup.argv[0], setup.argv, setup.envp);
+  fail_in_child(setup.exec_error_fd, ChildStage::kExec);
+}
+
+// Keeps the last max_bytes of the output once it exceeds them by more than slack: trimmed in
+// batches, not per read, so that a chatty program costs linear time.
+void keep_tail(ProcessResult& result, size_t max_bytes, size_t slack) {
+  if (result.output.size() <= max_bytes + slack) return;
+  result.output.erase(0, result.output.size() - max_bytes);
+  result.output_truncated = true;
+}
+
+// One read of the output pipe into the result; what read returned (0 at the end).
+ssize_t read_output(int fd, size_t max_bytes, ProcessResult& result) {
+  std::array<char, 4096> buffer{};
+  const ssize_t got = read_retrying(fd, buffer.data(), buffer.size());
+  if (got > 0) {
+    result.output.append(buffer.data(), static_cast<size_t>(got));
+    keep_tail(result, max_bytes, max_bytes + buffer.size());
+  }
+  return got;
 }
 
 // Reads fd to its end, keeping the last max_bytes.
 void capture(int fd, size_t max_bytes, ProcessResult& result) {
-  std::array<char, 4096> buffer{};
-  while (true) {
-    const ssize_t got = read_retrying(fd, buffer.data(), buffer.size());
-    if (got <= 0) break;
-    result.output.append(buffer.data(), static_cast<size_t>(got));
-    // Trimmed in batches, not per read, so a chatty program costs linear time.
-    if (result.output.size() > 2 * max_bytes + buffer.size()) {
-      result.output.erase(0, result.output.size() - max_bytes);
-      result.output_truncated = true;
+  while (read_output(fd, max_bytes, result) > 0) {
+  }
+  keep_tail(result, max_bytes, 0);
+}
+
+using Clock = std::chrono::steady_clock;
+// How long a group has between SIGTERM and SIGKILL once its time bound expired.
+constexpr std::chrono::milliseconds kKillGrace{2000};
+// Without a pidfd (kernels before 5.3) the child's exit is looked for at this interval.
+constexpr std::chrono::milliseconds kExitPollInterval{20};
+// How long the killed group's last members get to be reaped before run_process returns.
+constexpr std::chrono::milliseconds kGroupSettle{2000};
+
+// Whether the child has ended, leaving it a zombie: while it is not reaped, its pid (the
+// group's id) cannot be reused, so a kill of the group cannot reach a stranger.
+bool child_ended(pid_t child) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == child;
+}
+
+// A timed child: a pidfd that becomes readable when it ends, and the capture pipe while open.
+struct TimedChild {
+  pid_t pid = -1;
+  UniqueFd pidfd;
+  int output = -1;
+};
+
+// Reads the child's output until the child ends (true) or the deadline passes (false).
+bool wait_until(TimedChild& child, Clock::time_point deadline, size_t max_bytes,
+                ProcessResult& result) {
+  while (!child_ended(child.pid)) {
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    auto wait = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
+    if (!child.pidfd) wait = std::min(wait, kExitPollInterval);
+    // poll ignores negative descriptors: a closed pipe or a missing pidfd.
+    std::array<pollfd, 2> fds{{{child.pidfd.get(), POLLIN, 0}, {child.output, POLLIN, 0}}};
+    if (::poll(fds.data(), fds.size(), static_cast<int>(wait.count())) <= 0) continue;
+    if (fds[1].revents != 0 && read_output(child.output, max_bytes, result) <= 0) {
+      child.output = -1;
     }
   }
-  if (result.output.size() > max_bytes) {
-    result.output.erase(0, result.output.size() - max_bytes);
-    result.output_truncated = true;
+  return true;
+}
+
+// What is readable now from a pipe that members of the group may still hold: never waits for
+// its end, and reads at most what the pipe can hold, so that a writer left running cannot hold
+// run_process.
+void drain(int fd, size_t max_bytes, ProcessResult& result) {
+  const int capacity = fd >= 0 ? ::fcntl(fd, F_GETPIPE_SZ) : 0;
+  size_t budget = capacity > 0 ? static_cast<size_t>(capacity) : size_t{64} << 10;
+  pollfd ready{fd, POLLIN, 0};
+  while (fd >= 0 && budget > 0 && ::poll(&ready, 1, 0) > 0) {
+    const ssize_t got = read_output(fd, max_bytes, result);
+    if (got <= 0) break;
+    budget -= std::min(budget, static_cast<size_t>(got));
+  }
+  keep_tail(result, max_bytes, 0);
+}
+
+// Waits for the group's killed members to be gone (reparented and reaped), within a bound.
+void settle_group(pid_t group) {
+  const auto deadline = Clock::now() + kGroupSettle;
+  while (::kill(-group, 0) == 0 && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+// The time-bounded wait. The child is not reaped here.
+void wait_bounded(TimedChild& child, std::chrono::milliseconds timeout, size_t max_bytes,
+                  ProcessResult& result) {
+  if (wait_until(child, Clock::now() + timeout, max_bytes, result)) {
+    drain(child.output, max_bytes, result);
+    return;
+  }
+  result.timed_out = true;
+  (void)::kill(-child.pid, SIGTERM);
+  (void)wait_until(child, Clock::now() + kKillGrace, max_bytes, result);
+  // Also whatever ignored SIGTERM or outlived the leader; the unreaped leader keeps the group's id.
+  (void)::kill(-child.pid, SIGKILL);
+  drain(child.output, max_bytes, result);
+}
+
+UniqueFd open_pidfd(pid_t pid) {
+  return UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+}
+
+Error child_failure_error(const ChildFailure& failure, const std::vector<std::string>& argv,
+                          const ProcessOptions& options) {
+  switch (failure.stage) {
+    case ChildStage::kOutput:
+      return make_error(failure.code, "redirecting the output of " + argv[0]);
+    case ChildStage::kDirectory:
+      return make_error(failure.code, options.working_directory);
+    case ChildStage::kExec:
+      break;
+  }
+  return make_error(failure.code, argv[0]);
+}
+
+void set_exit_status(int status, ProcessResult& result) {
+  if (WIFSIGNALED(status)) {
+    result.signaled = true;
+    result.exit_status = kSignalBase + WTERMSIG(status);
+  } else {
+    result.exit_status = WEXITSTATUS(status);
   }
 }
 
@@ -122,6 +262,9 @@ bool needs_quoting(std::string_view word) {
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const ProcessOptions& options) {
   if (argv.empty()) return make_error(EINVAL, "run_process: no program given");
+  if (options.capture_output && options.output_fd >= 0) {
+    return make_error(EINVAL, "run_process: both capturing and redirecting " + argv[0]);
+  }
   const std::vector<std::string> environment = child_environment(options.environment);
   const std::vector<char*> child_argv = null_terminated(argv);
   const std::vector<char*> child_envp = null_terminated(environment);
@@ -134,35 +277,41 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
     if (!made) return made.error();
     output = std::move(*made);
   }
+  ChildSetup setup;
+  setup.argv = child_argv.data();
+  setup.envp = child_envp.data();
+  setup.output_fd = output ? output->write_end.get() : options.output_fd;
+  if (!options.working_directory.empty()) setup.directory = options.working_directory.c_str();
+  setup.own_group = options.timeout.has_value();
+  setup.exec_error_fd = exec_error->write_end.get();
 
   const pid_t child = ::fork();
   if (child < 0) return make_error(errno, "fork");
-  if (child == 0) {
-    exec_in_child(child_argv.data(), child_envp.data(), output ? output->write_end.get() : -1,
-                  exec_error->write_end.get());
-  }
+  if (child == 0) exec_in_child(setup);
+  if (setup.own_group) (void)::setpgid(child, child);
   // Our copies of the write ends must close, or the reads below would never see the end.
   exec_error->write_end.reset();
   if (output) output->write_end.reset();
 
-  int exec_errno = 0;
-  const bool exec_failed =
-      read_retrying(exec_error->read_end.get(), &exec_errno, sizeof exec_errno) ==
-      static_cast<ssize_t>(sizeof exec_errno);
+  ChildFailure failure;
+  const bool exec_failed = read_retrying(exec_error->read_end.get(), &failure, sizeof failure) ==
+                           static_cast<ssize_t>(sizeof failure);
   ProcessResult result;
-  if (output) capture(output->read_end.get(), options.max_output_bytes, result);
+  const int output_read = output ? output->read_end.get() : -1;
+  if (options.timeout) {
+    TimedChild timed{child, open_pidfd(child), output_read};
+    wait_bounded(timed, *options.timeout, options.max_output_bytes, result);
+  } else if (output) {
+    capture(output_read, options.max_output_bytes, result);
+  }
 
   int status = 0;
   while (::waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) return make_error(errno, "waitpid for " + argv[0]);
   }
-  if (exec_failed) return make_error(exec_errno, argv[0]);
-  if (WIFSIGNALED(status)) {
-    result.signaled = true;
-    result.exit_status = kSignalBase + WTERMSIG(status);
-  } else {
-    result.exit_status = WEXITSTATUS(status);
-  }
+  if (result.timed_out) settle_group(child);
+  if (exec_failed) return child_failure_error(failure, argv, options);
+  set_exit_status(status, result);
   return result;
 }
 

@@ -3,6 +3,7 @@
 // re-split or expanded. A program that cannot be started is an error value, never an exit
 // status, so that callers cannot mistake "not installed" for "the program said no".
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,6 +22,17 @@ struct ProcessOptions {
   // Captured output keeps only its last bytes: the end of a failing program's output is what
   // explains the failure, and a runaway program must not fill memory.
   size_t max_output_bytes = size_t{64} << 10;
+  // When >= 0, the child's stdout and stderr both go to this descriptor (a build log) instead of
+  // being inherited; exclusive with capture_output. The descriptor stays the caller's.
+  int output_fd = -1;
+  // The child's working directory; empty: this process's.
+  std::string working_directory;
+  // A time bound. The child then leads a process group of its own, so that what it starts (make
+  // -j's compilers) is bounded too: on expiry the whole group gets SIGTERM, then SIGKILL after a
+  // grace of 2 s, and nothing of the group is left when run_process returns. Without expiry,
+  // whatever the child left running in its group is left alone, and captured output is what the
+  // group had written when the child exited.
+  std::optional<std::chrono::milliseconds> timeout;
 };
 
 struct ProcessResult {
@@ -28,11 +40,13 @@ struct ProcessResult {
   bool signaled = false;
   std::string output;  // stdout and stderr interleaved, when captured
   bool output_truncated = false;
+  bool timed_out = false;  // the time bound expired and the child's group was killed
 };
 
 // Runs argv[0] (looked up on PATH when it has no '/') with argv, waits for it. Errors: an empty
-// argv (EINVAL), a program that cannot be executed (errno from exec, context argv[0]), or a
-// failing pipe/fork/waitpid. stdin is inherited.
+// argv or both capture_output and output_fd (EINVAL), a program that cannot be executed (errno
+// from exec, context argv[0]), a working directory the child cannot enter (errno, context the
+// directory), or a failing pipe/fork/waitpid. stdin is inherited.
 Result<ProcessResult> run_process(const std::vector<std::string>& argv,
                                   const ProcessOptions& options = {});
 

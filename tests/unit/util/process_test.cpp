@@ -1,17 +1,25 @@
 #include "util/process.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "support/fixtures.h"
+#include "util/text.h"
+#include "util/unique_fd.h"
 
 namespace kdrift {
 namespace {
 
+using testing::read_bytes;
 using testing::TempDir;
 
 ProcessResult run_ok(const std::vector<std::string>& argv, const ProcessOptions& options = {}) {
@@ -103,6 +111,108 @@ TEST(RunProcess, AnEmptyArgvIsAnError) {
   const auto result = run_process({});
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, EINVAL);
+}
+
+// Processes of the group that are not zombies, from /proc/PID/stat ("pid (comm) S ppid pgrp").
+int running_in_group(pid_t group) {
+  int running = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string stat = read_bytes(entry.path().string() + "/stat");
+    const size_t comm_end = stat.rfind(')');
+    if (comm_end == std::string::npos) continue;
+    const std::vector<std::string> fields = split_whitespace(stat.substr(comm_end + 1));
+    if (fields.size() < 3 || parse_int(fields[2]) != group) continue;
+    if (fields[0] != "Z" && fields[0] != "X") ++running;
+  }
+  return running;
+}
+
+TEST(RunProcess, ATimeBoundKillsTheProgram) {
+  ProcessOptions options;
+  options.timeout = std::chrono::milliseconds(200);
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult result = run_ok({"sleep", "30"}, options);
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_TRUE(result.signaled);
+  EXPECT_EQ(result.exit_status, 128 + SIGTERM);
+  EXPECT_GE(took, std::chrono::milliseconds(200));
+  EXPECT_LT(took, std::chrono::seconds(5));
+}
+
+TEST(RunProcess, ATimeBoundKillsEverythingTheProgramStarted) {
+  const TempDir dir;
+  ProcessOptions options = capturing();
+  options.timeout = std::chrono::milliseconds(300);
+  // The shell leads the group; its children write their pids, and one of them ignores SIGTERM.
+  const std::string script =
+      "echo $$ > " + dir.path() +
+      "/group; sleep 30 & sh -c 'trap \"\" TERM; sleep 30' & echo started; wait";
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult result = run_ok({"sh", "-c", script}, options);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(8));
+  EXPECT_TRUE(result.timed_out);
+  EXPECT_EQ(result.output, "started\n");
+  const auto group = parse_int(trim(read_bytes(dir.path() + "/group")));
+  ASSERT_TRUE(group.has_value());
+  // Killed members may wait a moment as zombies for init to reap them; none may still run.
+  EXPECT_EQ(running_in_group(static_cast<pid_t>(*group)), 0);
+}
+
+TEST(RunProcess, WithinItsTimeBoundAProgramEndsAsUsual) {
+  ProcessOptions options = capturing();
+  options.timeout = std::chrono::seconds(20);
+  const ProcessResult result = run_ok({"sh", "-c", "echo done; exit 4"}, options);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_FALSE(result.signaled);
+  EXPECT_EQ(result.exit_status, 4);
+  EXPECT_EQ(result.output, "done\n");
+}
+
+TEST(RunProcess, ATimedProgramKeepsTheEndOfALongOutput) {
+  ProcessOptions options = capturing();
+  options.timeout = std::chrono::seconds(20);
+  options.max_output_bytes = 100;
+  const ProcessResult result =
+      run_ok({"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo; echo the end"}, options);
+  EXPECT_FALSE(result.timed_out);
+  EXPECT_TRUE(result.output_truncated);
+  ASSERT_EQ(result.output.size(), 100u);
+  EXPECT_EQ(result.output.substr(result.output.size() - 8), "the end\n");
+}
+
+TEST(RunProcess, OutputGoesToAGivenDescriptor) {
+  const TempDir dir;
+  const std::string log = dir.path() + "/build.log";
+  UniqueFd fd(::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600));
+  ASSERT_TRUE(fd);
+  ProcessOptions options;
+  options.output_fd = fd.get();
+  const ProcessResult first = run_ok({"sh", "-c", "echo out; echo err >&2"}, options);
+  EXPECT_TRUE(first.output.empty());
+  options.timeout = std::chrono::seconds(20);
+  (void)run_ok({"sh", "-c", "echo second"}, options);
+  EXPECT_EQ(read_bytes(log), "out\nerr\nsecond\n");
+
+  options.capture_output = true;
+  const auto both = run_process({"true"}, options);
+  ASSERT_FALSE(both);
+  EXPECT_EQ(both.error().code, EINVAL);
+}
+
+TEST(RunProcess, RunsInTheGivenWorkingDirectory) {
+  const TempDir dir;
+  dir.mkdir("work");
+  ProcessOptions options = capturing();
+  options.working_directory = dir.path() + "/work";
+  EXPECT_EQ(run_ok({"pwd", "-P"}, options).output, options.working_directory + "\n");
+  EXPECT_EQ(run_ok({"sh", "-c", "cat here"}, options).exit_status, 1);
+
+  options.working_directory = dir.path() + "/missing";
+  const auto missing = run_process({"pwd"}, options);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ENOENT);
+  EXPECT_EQ(missing.error().context, options.working_directory);
 }
 
 TEST(FindProgram, FindsTheFirstExecutableRegularFileOnThePath) {
