@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <sys/file.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 
 #include "bisect/isolation.h"
 #include "bisect/journal.h"
@@ -40,6 +42,10 @@ std::string verdict_text(const Search& search, std::size_t index, const SearchCo
 }
 
 }  // namespace
+
+bool BisectDir::recorded_in(const TrustedDir& dir) {
+  return dir.contains(kJournal);
+}
 
 Result<BisectDir> BisectDir::create(const std::string& path, const BisectStart& start) {
   auto opened = TrustedDir::open(path, TrustedDir::Missing::kCreate, 0755);
@@ -110,6 +116,48 @@ Status BisectDir::remove() {
   return dir_.remove_if_empty();
 }
 
+namespace {
+
+// A measured candidate's figure, as its boots give it (boot_levels.h), with the interval the
+// drift and the runs' noise leave it: what a reader weighs each step's verdict by.
+void add_measurement(const Search& search, std::size_t index, Json& step) {
+  const BootLevels& boots = search.state(index).levels;
+  if (boots.empty()) return;
+  constexpr double kConfidence = 0.99;
+  constexpr double kZ = 2.5758;  // two-sided 99 % of the normal
+  const LevelEstimate estimate = estimate_level(boots, search.drift());
+  const double spread = kZ * std::sqrt(std::max(0.0, estimate.variance(search.drift())));
+  step["level"] = {{"value", std::exp(estimate.level)},
+                   {"low", std::exp(estimate.level - spread)},
+                   {"high", std::exp(estimate.level + spread)},
+                   {"confidence", kConfidence},
+                   {"boots", boots.size()}};
+}
+
+// Whether anything was recorded about the candidate: a report's steps are those.
+bool touched(const Session& session, std::size_t index) {
+  const CandidateState& state = session.search.state(index);
+  return !state.samples.empty() || !state.retest_samples.empty() || state.crashes > 0 ||
+         state.declared || state.declared_skip || session.builds[index];
+}
+
+// The candidate's measurement, and for a kernel bisect what it was built from and how its build
+// went.
+void add_kernel_build(const Session& session, std::size_t index, Json& step) {
+  add_measurement(session.search, index, step);
+  const Candidate& candidate = session.start.candidates[index];
+  if (!candidate.commit.empty()) step["commit"] = candidate.commit;
+  if (!candidate.config.empty()) step["config"] = candidate.config;
+  if (const auto& build = session.builds[index]) {
+    step["build"] = {
+        {"outcome", build->outcome}, {"seconds", build->seconds}, {"ccache", build->ccache}};
+    if (!build->release.empty()) step["build"]["release"] = build->release;
+    if (!build->why.empty()) step["build"]["why"] = build->why;
+  }
+}
+
+}  // namespace
+
 Json bisect_report(const Session& session) {
   const Search& search = session.search;
   const auto& candidates = session.start.candidates;
@@ -152,9 +200,7 @@ Json bisect_report(const Session& session) {
   Json steps = Json::array();
   for (std::size_t i = 0; i < search.size(); ++i) {
     const CandidateState& state = search.state(i);
-    const bool touched = !state.samples.empty() || !state.retest_samples.empty() ||
-                         state.crashes > 0 || state.declared || state.declared_skip;
-    if (!touched) continue;
+    if (!touched(session, i)) continue;
     Json step = {{"candidate", candidates[i].name},
                  {"samples", state.samples.size() + state.retest_samples.size()},
                  {"crashes", state.crashes}};
@@ -172,6 +218,7 @@ Json bisect_report(const Session& session) {
       if (details.contains("why")) step["reason"] = details["why"];
     }
     if (state.retested) step["retest_confirmed"] = state.retest_confirmed;
+    add_kernel_build(session, i, step);
     steps.push_back(std::move(step));
   }
   report["steps"] = std::move(steps);

@@ -24,6 +24,8 @@ class BisectDir {
   // A new bisect: creates the directory if needed, refuses when one is already recorded there
   // (`kdrift bisect reset` ends it), writes the start event.
   static Result<BisectDir> create(const std::string& path, const BisectStart& start);
+  // Whether a bisect is recorded in the directory.
+  static bool recorded_in(const TrustedDir& dir);
   // The bisect recorded there; an error naming the directory when there is none.
   static Result<BisectDir> open(const std::string& path);
 

@@ -183,7 +183,7 @@ Result<std::vector<Candidate>> candidates_from_boot(const SysRoot& root) {
     if (!starts_with(file, kImage)) continue;
     const std::string release = file.substr(kImage.size());
     if (release.empty() || is_rescue(release)) continue;
-    Candidate candidate{release, "/boot/" + file, "", append, release};
+    Candidate candidate{release, "/boot/" + file, "", append, release, "", ""};
     for (const std::string& initrd :
          {"initrd.img-" + release, "initramfs-" + release + ".img", "initrd-" + release}) {
       if (files.contains(initrd)) {
@@ -228,8 +228,8 @@ Result<std::vector<Candidate>> candidates_from_bls(const SysRoot& root) {
       if (value.empty() || starts_with(value, "/boot/")) return value;
       return "/boot" + (value.front() == '/' ? value : "/" + value);
     };
-    candidates.push_back(
-        {release, on_boot(keys["linux"]), on_boot(keys["initrd"]), keys["options"], release});
+    candidates.push_back({release, on_boot(keys["linux"]), on_boot(keys["initrd"]), keys["options"],
+                          release, "", ""});
   }
   if (candidates.empty()) return content_error(std::string(kEntries) + ": no boot entry");
   sort_by_release(candidates);

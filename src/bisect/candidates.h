@@ -19,6 +19,10 @@ struct Candidate {
   std::string initrd;   // may be empty: a kernel with everything built in
   std::string append;   // command line for the kexec'd kernel (the bisect token is added to it)
   std::string release;  // kernel release when known ("6.1.0-50-amd64"): what step checks
+  // A kernel kdrift builds (kernel_source.h): the commit it is built from, and for a config
+  // bisect the name of its config in the state directory. Its kernel is the build's image.
+  std::string commit;
+  std::string config;
 };
 
 // The --candidates FILE format: one candidate per line, oldest first,

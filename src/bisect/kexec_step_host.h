@@ -6,8 +6,8 @@
 #include <iosfwd>
 #include <optional>
 
-#include "bisect/kexec.h"
 #include "bisect/step_loop.h"
+#include "boot/kexec.h"
 #include "util/sysroot.h"
 
 namespace kdrift {

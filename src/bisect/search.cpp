@@ -242,7 +242,8 @@ Action Search::plan_round(std::size_t candidate, std::string why) const {
   another.push_back({0, 0, config_.first_samples});
   BootLevels endpoint_more = reference;
   endpoint_more.push_back({0, 0, reference_runs()});
-  const double stay = here && more > 0 ? now - variance(longer, reference) : -1;
+  const double stay =
+      here && more > 0 && !config_.whole_boots ? now - variance(longer, reference) : -1;
   const double fresh = now - variance(another, reference);
   // An endpoint's boot serves every candidate visited on this side: about half of them.
   const double endpoint = (now - variance(boots, endpoint_more)) * std::max(1.0, visits() / 2.0);
@@ -414,8 +415,8 @@ void Search::add_samples(std::size_t candidate, const std::vector<double>& value
   touched_.insert(candidate);
   const bool asked = expected.kind == Action::Kind::kMeasure && expected.candidate == candidate;
   if (!(asked && expected.purpose == Action::Purpose::kRetest)) {
-    const bool same_boot =
-        asked && !expected.fresh_boot && last_measured_ == candidate && !state.boot_sizes.empty();
+    const bool same_boot = !config_.whole_boots && asked && !expected.fresh_boot &&
+                           last_measured_ == candidate && !state.boot_sizes.empty();
     add_runs(candidate, values, same_boot);
     if (candidate != good_ && candidate != bad_ && !searching_) {
       searching_ = true;

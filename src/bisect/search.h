@@ -55,6 +55,10 @@ struct SearchConfig {
   // With declared: each endpoint is asked first, bad then good (a predicate is evaluated on it),
   // and a bisect whose endpoints do not hold is refused rather than searched.
   bool verify_endpoints = false;
+  // Every measurement is a boot of its own: the boot method cannot add runs to a boot that has
+  // ended (a boot command, a reboot through the boot loader), so the search never plans more
+  // runs in the same boot, which would pass two boots off as one.
+  bool whole_boots = false;
 };
 
 struct Action {

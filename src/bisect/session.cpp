@@ -12,7 +12,8 @@ Json candidate_json(const Candidate& candidate) {
   Json out = {{"name", candidate.name}};
   for (const auto& [key, value] :
        {std::pair{"kernel", &candidate.kernel}, std::pair{"initrd", &candidate.initrd},
-        std::pair{"append", &candidate.append}, std::pair{"release", &candidate.release}}) {
+        std::pair{"append", &candidate.append}, std::pair{"release", &candidate.release},
+        std::pair{"commit", &candidate.commit}, std::pair{"config", &candidate.config}}) {
     if (!value->empty()) out[key] = *value;
   }
   return out;
@@ -28,7 +29,8 @@ Json config_json(const SearchConfig& config) {
           {"max_samples", config.max_samples},
           {"max_attempts", config.max_attempts},
           {"declared", config.declared},
-          {"verify_endpoints", config.verify_endpoints}};
+          {"verify_endpoints", config.verify_endpoints},
+          {"whole_boots", config.whole_boots}};
 }
 
 // Reads the settings back; a missing key keeps the default (journals of older kdrift versions),
@@ -51,11 +53,27 @@ std::optional<SearchConfig> config_from(const Json& node) {
   }
   if (!(config.alpha > 0 && config.alpha < 1)) return std::nullopt;
   for (const auto& [key, field] : {std::pair{"declared", &config.declared},
-                                   std::pair{"verify_endpoints", &config.verify_endpoints}}) {
+                                   std::pair{"verify_endpoints", &config.verify_endpoints},
+                                   std::pair{"whole_boots", &config.whole_boots}}) {
     if (const Json* flag = member(node, key); flag && flag->is_boolean())
       *field = flag->get<bool>();
   }
   return config;
+}
+
+// A kernel bisect's candidates name what the steps build: a commit git must not read as an
+// option, a config kept in the state directory under a plain name.
+Status check_built_candidates(const BisectStart& start, const std::string& where) {
+  if (!start.kernel_source) return ok_status();
+  const bool configs = start.kernel_source->kind == KernelSource::Kind::kConfigs;
+  for (const Candidate& candidate : start.candidates) {
+    if (!is_plain_file_name(candidate.name) || (!configs && !is_commit_id(candidate.commit)) ||
+        (configs && !is_plain_file_name(candidate.config))) {
+      return content_error(where + ": candidate \"" + candidate.name +
+                           "\" needs a plain name and a full commit id (or a config name)");
+    }
+  }
+  return ok_status();
 }
 
 Result<BisectStart> start_from(const Json& event, const std::string& where) {
@@ -89,9 +107,10 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
   if (!parsed_metric) return content_error(where + ": " + parsed_metric.error().describe());
   start.metric = std::move(*parsed_metric);
   for (const Json& entry : *candidates) {
-    Candidate candidate{text_member(entry, "name"), text_member(entry, "kernel"),
-                        text_member(entry, "initrd"), text_member(entry, "append"),
-                        text_member(entry, "release")};
+    Candidate candidate{text_member(entry, "name"),    text_member(entry, "kernel"),
+                        text_member(entry, "initrd"),  text_member(entry, "append"),
+                        text_member(entry, "release"), text_member(entry, "commit"),
+                        text_member(entry, "config")};
     if (candidate.name.empty()) return content_error(where + ": a candidate has no name");
     start.candidates.push_back(std::move(candidate));
   }
@@ -110,6 +129,10 @@ Result<BisectStart> start_from(const Json& event, const std::string& where) {
   }
   start.good = *good;
   start.bad = *bad;
+  auto source = kernel_source_from(event, where);
+  if (!source) return source.error();
+  start.kernel_source = std::move(*source);
+  if (auto built = check_built_candidates(start, where); !built) return built.error();
   return start;
 }
 
@@ -129,6 +152,17 @@ Status add_outcome(Session& session, std::size_t index, const std::string& kind,
     session.search.add_samples(index, numbers);
   } else if (kind == "crash") {
     session.search.add_crash(index);
+  } else if (kind == "build") {
+    CandidateBuild build{text_member(event, "outcome"), text_member(event, "release"),
+                         number_member(event, "seconds").value_or(0), false,
+                         text_member(event, "why")};
+    if (const Json* ccache = member(event, "ccache"); ccache && ccache->is_boolean())
+      build.ccache = ccache->get<bool>();
+    if (build.outcome != "built" && build.outcome != "failed" && build.outcome != "timed-out") {
+      return content_error(where + ": a build's outcome must be built, failed or timed-out");
+    }
+    if (build.outcome != "built") session.search.declare(index, CandidateVerdict::kInconclusive);
+    session.builds[index] = std::move(build);
   } else if (kind == "verdict") {
     const std::string verdict = text_member(event, "verdict");
     if (verdict == "good") {
@@ -168,9 +202,10 @@ Status replay_event(Session& session, CandidateNames& names, const Json& event,
     }
     session.start.candidates.push_back({name, text_member(event, "kernel"),
                                         text_member(event, "initrd"), text_member(event, "append"),
-                                        text_member(event, "release")});
+                                        text_member(event, "release"), "", ""});
     session.search.add_candidate();
     session.details.emplace_back();
+    session.builds.emplace_back();
     return ok_status();
   }
   const auto found = names.find(text_member(event, "candidate"));
@@ -223,6 +258,18 @@ Json start_event(const BisectStart& start) {
     event["cmdline"] = {{"good", start.cmdline_good}, {"changes", std::move(changes)}};
   }
   if (!start.target.empty()) event["target"] = start.target;
+  if (start.kernel_source) event["kernel_source"] = kernel_source_json(*start.kernel_source);
+  return event;
+}
+
+Json build_event(const std::string& candidate, const CandidateBuild& build) {
+  Json event = {{"event", "build"},
+                {"candidate", candidate},
+                {"outcome", build.outcome},
+                {"seconds", build.seconds},
+                {"ccache", build.ccache}};
+  if (!build.release.empty()) event["release"] = build.release;
+  if (!build.why.empty()) event["why"] = build.why;
   return event;
 }
 
@@ -267,9 +314,13 @@ Result<Session> replay(const std::vector<Json>& events, const std::string& sourc
   }
   auto start = start_from(events[0], first);
   if (!start) return start.error();
-  Session session{*start, Search(start->candidates.size(), start->good, start->bad, start->config),
-                  {},     std::nullopt,
-                  {},     std::vector<Json>(start->candidates.size())};
+  Session session{*start,
+                  Search(start->candidates.size(), start->good, start->bad, start->config),
+                  {},
+                  std::nullopt,
+                  {},
+                  std::vector<Json>(start->candidates.size()),
+                  std::vector<std::optional<CandidateBuild>>(start->candidates.size())};
   CandidateNames names = candidate_names(session.start);
   for (std::size_t i = 1; i < events.size(); ++i) {
     const std::string where = source + ": event " + std::to_string(i + 1);

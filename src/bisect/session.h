@@ -12,6 +12,7 @@
 
 #include "bisect/candidates.h"
 #include "bisect/cmdline_candidates.h"
+#include "bisect/kernel_source.h"
 #include "bisect/search.h"
 #include "model/bisect_metric.h"
 #include "snapshot/snapshot.h"
@@ -34,6 +35,8 @@ struct BisectStart {
   // first k; after the bisect, the isolation (isolation.h) tests other sets of them.
   std::string cmdline_good;
   std::vector<CmdlineChange> cmdline_changes;
+  // Kernels kdrift builds: commits or configs of a git tree (kernel_source.h).
+  std::optional<KernelSource> kernel_source;
   SearchConfig config;
 };
 
@@ -45,6 +48,16 @@ Json verdict_event(const std::string& candidate, const std::string& verdict, con
 // Written, and synced, before a kexec into the candidate: attempt numbers count from 1 and go
 // into the command line's bisect token; boot_id is the boot that loaded the kexec.
 Json attempt_event(const std::string& candidate, int attempt, const std::string& boot_id);
+// A candidate's build (a kernel bisect): "built", "failed" or "timed-out"; a build that did not
+// produce a kernel makes the candidate untestable, as git bisect's skip does.
+struct CandidateBuild {
+  std::string outcome;
+  std::string release;
+  double seconds = 0;
+  bool ccache = false;
+  std::string why;  // what failed, with the log's last lines
+};
+Json build_event(const std::string& candidate, const CandidateBuild& build);
 // A candidate made during the bisect (an isolation test), added after the listed ones.
 Json candidate_event(const Candidate& candidate);
 // Samples, verdict and crash events may carry more: "boot_id" (the boot that measured),
@@ -65,6 +78,7 @@ struct Session {
   std::optional<Attempt> pending;
   std::vector<std::string> measured_boots;  // boot ids a measurement or a step verdict came from
   std::vector<Json> details;                // per candidate: the last event's "details", or null
+  std::vector<std::optional<CandidateBuild>> builds;  // per candidate: its last build
 };
 
 // Errors name source and the event's position: no start first, an unknown event or candidate, a

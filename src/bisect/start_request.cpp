@@ -4,7 +4,7 @@
 
 #include "bisect/candidates.h"
 #include "bisect/cmdline_candidates.h"
-#include "bisect/kexec_image.h"
+#include "boot/kexec_image.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -91,7 +91,8 @@ Status set_mode(const StartRequest& request, BisectStart& start) {
   if (start.mode != "kexec") return ok_status();
   if (!measured) return content_error("--mode kexec needs --metric or --predicate: step measures");
   for (const Candidate& candidate : start.candidates) {
-    if (candidate.kernel.empty()) {
+    // A commit or config kdrift builds has its kernel once built.
+    if (candidate.kernel.empty() && candidate.commit.empty()) {
       return content_error("--mode kexec: candidate " + candidate.name + " has no kernel=");
     }
   }
@@ -138,6 +139,7 @@ Result<BisectStart> plan_start(const StartRequest& request, std::vector<Candidat
 Status check_kexec_images(const BisectStart& start) {
   if (start.mode != "kexec") return ok_status();
   for (const Candidate& candidate : start.candidates) {
+    if (!candidate.commit.empty()) continue;  // built later, checked before its kexec
     if (auto files = open_kexec_files(candidate.kernel, candidate.initrd); !files) {
       return make_error(files.error().code,
                         "bisect start: candidate " + candidate.name + ": " + files.error().context);

@@ -57,7 +57,9 @@ Result<Session> measure_here(const Session& session, const StepPlan& plan, const
 Status boot_into(const Session& session, const StepPlan& plan, const BootIdentity& boot,
                  StepHost& host, StepJournal& journal, bool dry_run, std::ostream& out) {
   // The image depends on the bisect's id and plan's attempt only, which recording does not change.
-  const KexecImage image = candidate_image(session, plan, boot);
+  const Candidate& candidate = session.start.candidates[plan.candidate];
+  const KexecImage image = candidate_image(
+      session, plan, boot, candidate.commit.empty() ? "" : host.built_kernel(candidate));
   if (auto ready = host.prepare_kexec(image); !ready) return ready;
   const std::string& name = session.start.candidates[plan.candidate].name;
   out << "booting " << terminal_safe(name) << ", attempt " << plan.attempt << " ("
@@ -70,6 +72,17 @@ Status boot_into(const Session& session, const StepPlan& plan, const BootIdentit
   return host.kexec(image, dry_run);
 }
 
+// Builds the candidate before its first boot and records how it went: a build that failed is a
+// skip, and the plan moves on.
+Result<Session> build_candidate(const Session& session, std::size_t candidate, StepHost& host,
+                                StepJournal& journal, std::ostream& out) {
+  auto build = host.build_kernel(session, candidate);
+  if (!build) return build.error();
+  out << terminal_safe(session.start.candidates[candidate].name) << ": " << build->outcome << " in "
+      << static_cast<long long>(build->seconds) << " s\n";
+  return journal.record(build_event(session.start.candidates[candidate].name, *build));
+}
+
 Json crash_record(const std::string& name, const StepPlan& plan) {
   Json event = crash_event(name);
   event["attempt"] = plan.attempt;
@@ -79,11 +92,12 @@ Json crash_record(const std::string& name, const StepPlan& plan) {
 
 }  // namespace
 
-KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot) {
+KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                           const std::string& built_kernel) {
   const Candidate& candidate = session.start.candidates[plan.candidate];
   const std::string base =
       candidate.append.empty() ? strip_boot_words(boot.cmdline) : candidate.append;
-  return {candidate.kernel, candidate.initrd,
+  return {built_kernel.empty() ? candidate.kernel : built_kernel, candidate.initrd,
           base + " " + format_bisect_token(session.start.id, plan.attempt)};
 }
 
@@ -126,6 +140,12 @@ Result<StepOutcome> run_step(Session session, StepHost& host, StepJournal& journ
         break;
       case StepPlan::Kind::kBoot:
       case StepPlan::Kind::kBootAgain:
+        if (session.start.kernel_source && !session.builds[plan.candidate]) {
+          out << "building " << terminal_safe(name) << "\n" << std::flush;
+          if (dry_run) return StepOutcome{false, std::move(session)};
+          next = build_candidate(session, plan.candidate, host, journal, out);
+          break;
+        }
         if (auto booted = boot_into(session, plan, *boot, host, journal, dry_run, out); !booted) {
           return booted.error();
         }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "bisect/kexec.h"
 #include "bisect/session.h"
 #include "bisect/step.h"
+#include "boot/kexec.h"
 #include "model/bisect_metric.h"
 #include "util/result.h"
 
@@ -32,6 +32,10 @@ class StepHost {
   virtual Status prepare_kexec(const KexecImage& image) = 0;
   // Loads the image and jumps into it: returns only on a dry run, or with an error.
   virtual Status kexec(const KexecImage& image, bool dry_run) = 0;
+  // A kernel bisect (kernel_source.h): builds the candidate, its kernel kept at
+  // built_kernel(candidate). A host that builds nothing says so.
+  virtual Result<CandidateBuild> build_kernel(const Session& session, std::size_t candidate) = 0;
+  virtual std::string built_kernel(const Candidate& candidate) const = 0;
 };
 
 class StepJournal {
@@ -53,8 +57,9 @@ Result<StepOutcome> run_step(Session session, StepHost& host, StepJournal& journ
                              std::ostream& out);
 
 // The image that boots plan's candidate with this bisect's token: the candidate's own command
-// line, or the running one without its boot words.
-KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot);
+// line, or the running one without its boot words; a built candidate's kernel is built_kernel.
+KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                           const std::string& built_kernel = "");
 
 // A file name for what a step saves about a candidate, unique per journal position: the attempt
 // count, the candidate's name with what a file name should not hold as '_', the boots measured.

@@ -15,6 +15,9 @@
 #include "bisect/bisect_dir.h"
 #include "bisect/isolation.h"
 #include "bisect/journal.h"
+#include "bisect/kernel_lab.h"
+#include "bisect/kernel_start.h"
+#include "bisect/kernel_steps.h"
 #include "bisect/run_loop.h"
 #include "bisect/start_request.h"
 #include "bisect/step_loop.h"
@@ -22,6 +25,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/service_install.h"
+#include "report/bisect_markdown.h"
 #include "rules/finding_signature.h"
 #include "rules/rule_loader.h"
 #include "snapshot/json_access.h"
@@ -30,6 +34,8 @@
 #include "util/sysroot.h"
 #include "util/systemd_unit.h"
 #include "util/text.h"
+#include "util/trusted_dir.h"
+#include "util/units.h"
 
 namespace kdrift {
 namespace {
@@ -90,6 +96,7 @@ void print_report_text(const Json& report) {
     std::cout << "  " << shown(step, "candidate") << ": " << shown(step, "verdict") << "\n";
   }
   print_outcome(report);
+  std::cout << kernel_answer_text(report);
 }
 
 // Whether --predicate's finding can be bisected on: a functional rule's id.
@@ -158,20 +165,88 @@ void add_judging_options(CLI::App& command, StartRequest& args) {
       ->capture_default_str();
 }
 
+// --git: kernels kdrift builds, between two commits or two configs.
+CLI::Option* add_kernel_options(CLI::App& command, KernelStartRequest& kernel) {
+  auto* git = command.add_option(
+      "--git", kernel.tree,
+      "Bisect commits of this kernel git tree (--good and --bad are revisions): kdrift checks "
+      "each candidate out in a work tree of its own, builds it and boots it");
+  command.add_option("--config", kernel.base_config,
+                     "With --git: the config every commit is built from, brought forward by "
+                     "olddefconfig (default: the running kernel's, /boot/config-* or "
+                     "/proc/config.gz)");
+  command.add_flag("--localmodconfig", kernel.localmodconfig,
+                   "With --git: trim the config to the modules loaded now (make localmodconfig)");
+  command.add_flag("--config-bisect", kernel.config_bisect,
+                   "With --git: bisect between --good-config and --bad-config on one commit "
+                   "(--rev) to the Kconfig symbol that causes the change");
+  command.add_option("--good-config", kernel.good_config, "With --config-bisect: the good config");
+  command.add_option("--bad-config", kernel.bad_config, "With --config-bisect: the bad config");
+  command.add_option("--rev", kernel.revision, "With --config-bisect: the commit built")
+      ->capture_default_str();
+  command.add_option("--jobs", kernel.jobs, "With --git: make -j (default: the machine's cores)")
+      ->check(CLI::Range(0, 4096));
+  command.add_option("--build-command", kernel.build_command,
+                     "With --git: build each candidate with this program (absolute path, no "
+                     "arguments, the candidate in KDRIFT_BUILD_* variables) instead of make");
+  command.add_option("--boot-command", kernel.boot_command,
+                     "With --git: boot and measure each candidate with this program (absolute "
+                     "path; KDRIFT_BISECT_* variables; it leaves one snapshot per run in "
+                     "$KDRIFT_BISECT_RESULTS; exit 0 measured, 125 did not boot) instead of "
+                     "kexec on this host");
+  command
+      .add_option("--build-timeout", kernel.build_timeout_seconds,
+                  "With --git: seconds a build may take before it is a skip")
+      ->check(CLI::Range(60, 7 * 24 * 3600))
+      ->capture_default_str();
+  command
+      .add_option("--boot-timeout", kernel.boot_timeout_seconds,
+                  "With --boot-command: seconds a boot may take before it did not come back")
+      ->check(CLI::Range(10, 7 * 24 * 3600))
+      ->capture_default_str();
+  return git;
+}
+
+void print_estimate(const KernelStartPlan& plan) {
+  const BuildEstimate& estimate = plan.estimate;
+  std::cout << plan.start.candidates.size() << " candidates: about " << estimate.builds_expected
+            << " builds, the first about " << format_duration(estimate.first_build)
+            << " on this machine; " << format_size(estimate.disk_needed_bytes) << " needed, "
+            << format_size(estimate.disk_free_bytes) << " free\n";
+  for (const std::string& note : plan.notes)
+    std::cout << "note: " << terminal_safe(note) << "\n";
+}
+
+// A bisect over kernels kdrift builds: planned (the tree, the range, the configs, the disk)
+// before anything is recorded.
+void start_kernel_bisect(KernelStartRequest kernel, const StartRequest& args,
+                         const std::string& state_dir) {
+  kernel.good = args.good;
+  kernel.bad = args.bad;
+  const auto state = must(TrustedDir::open(state_dir, TrustedDir::Missing::kCreate, 0755));
+  if (BisectDir::recorded_in(state)) {
+    throw FatalError(state_dir +
+                     ": a bisect is already recorded here (kdrift bisect reset ends it)");
+  }
+  const std::string id = make_bisect_id(static_cast<long long>(std::time(nullptr)),
+                                        static_cast<long long>(::getpid()));
+  const KernelStartPlan plan = must(plan_kernel_start(kernel, args, id, check_predicate, state));
+  print_estimate(plan);
+  auto dir = must(BisectDir::create(state_dir, plan.start));
+  print_outcome(bisect_report(must(dir.session())));
+}
+
 void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto args = std::make_shared<StartRequest>();
+  auto kernel = std::make_shared<KernelStartRequest>();
   auto* command = bisect.add_subcommand(
       "start", "Begin a bisect between a good and a bad candidate (oldest first)");
-  command
-      ->add_option("--good", args->good,
-                   "The last known good candidate (with --cmdline: "
-                   "the good command line)")
-      ->required();
-  command
-      ->add_option("--bad", args->bad,
-                   "The first known bad candidate (with --cmdline: the "
-                   "bad command line)")
-      ->required();
+  command->add_option("--good", args->good,
+                      "The last known good candidate (with --cmdline: the good command line; "
+                      "with --git: a revision)");
+  command->add_option("--bad", args->bad,
+                      "The first known bad candidate (with --cmdline: the bad command line; "
+                      "with --git: a revision)");
   auto* list = command->add_option(
       "--candidates", args->candidates_file,
       "File with one candidate per line, oldest first: NAME [kernel=PATH] [initrd=PATH] "
@@ -186,9 +261,17 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
       "Bisect the running kernel's command line: --good and --bad are command lines, and each "
       "candidate applies one more of the parameters that differ");
   cmdline->excludes(list);
-  command->callback([args, state_dir, list, boot] {
+  auto* git = add_kernel_options(*command, *kernel);
+  for (auto* other : {list, boot, cmdline})
+    git->excludes(other);
+  command->callback([args, kernel, state_dir, list, boot, git] {
+    if (git->count() > 0) return start_kernel_bisect(*kernel, *args, *state_dir);
     if (list->count() + boot->count() == 0 && !args->cmdline) {
-      throw FatalError("bisect start: give --candidates FILE, --kernels-from / or --cmdline");
+      throw FatalError(
+          "bisect start: give --candidates FILE, --kernels-from /, --cmdline or --git TREE");
+    }
+    if (args->good.empty() || args->bad.empty()) {
+      throw FatalError("bisect start: give --good and --bad");
     }
     const std::string id = make_bisect_id(static_cast<long long>(std::time(nullptr)),
                                           static_cast<long long>(::getpid()));
@@ -259,6 +342,18 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
   command->callback([args, state_dir, &exit_status] {
     const SysRoot root(args->root);
     auto dir = must(BisectDir::open(*state_dir));
+    if (const Session session = must(dir.session()); session.start.mode == "command") {
+      if (args->dry_run) {
+        print_outcome(bisect_report(session));
+        return;
+      }
+      LiveKernelLab lab(dir.directory());
+      DirectoryJournal journal(dir);
+      const Json report = bisect_report(must(run_kernel_steps(session, lab, journal, std::cout)));
+      print_outcome(report);
+      exit_status = report.value("state", "") == "done" ? kExitClean : kExitFindings;
+      return;
+    }
     LiveStepHost host(root, args->root, args->checks_directory, dir);
     DirectoryJournal journal(dir);
     const StepOutcome outcome =
@@ -319,20 +414,36 @@ void register_install(CLI::App& bisect, const std::shared_ptr<std::string>& stat
   });
 }
 
+// The report document, with a kernel bisect's answer from the tree and the state directory.
+Json full_report(const BisectDir& dir) {
+  const Session session = must(dir.session());
+  Json document = bisect_report(session);
+  if (session.start.kernel_source) {
+    LiveKernelFacts facts(session, dir.directory());
+    document["kernel"] = kernel_answer(session, facts);
+  }
+  return document;
+}
+
 void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto format = std::make_shared<std::string>("text");
   auto show = [state_dir, format] {
     auto dir = must(BisectDir::open(*state_dir));
-    const Json document = bisect_report(must(dir.session()));
+    const Json document = full_report(dir);
     if (*format == "json") {
       std::cout << document.dump(2) << "\n";
+    } else if (*format == "markdown") {
+      std::cout << render_bisect_markdown(document);
     } else {
       print_report_text(document);
     }
   };
   bisect.add_subcommand("status", "Where the bisect stands and what to test next")->callback(show);
   auto* report = bisect.add_subcommand("report", "The bisect's result and steps");
-  report->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  report
+      ->add_option("--format", *format,
+                   "text, json, or markdown (a kernel bisect's report for a mailing list)")
+      ->check(CLI::IsMember({"text", "json", "markdown"}));
   report->callback(show);
   bisect.add_subcommand("log", "Every recorded event, oldest first (a journal replay can read it)")
       ->callback([state_dir] {

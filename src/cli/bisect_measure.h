@@ -15,9 +15,6 @@
 
 namespace kdrift {
 
-// The figure from one probe section: the first job on that engine and queue depth.
-Result<double> metric_value(const ProbeMetric& metric, const Json& probe);
-
 // Runs the probe `runs` times on target; one value per run.
 std::vector<double> measure_probe_metric(const ProbeMetric& metric, const std::string& target,
                                          int runs);

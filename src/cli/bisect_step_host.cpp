@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "bisect/kernel_lab.h"
 #include "cli/bisect_measure.h"
 #include "rules/rule_loader.h"
 #include "util/fatal.h"
@@ -39,6 +40,15 @@ Result<Json> LiveStepHost::judge_finding(const Session& session, std::size_t can
   if (!rules) return rules.error();
   return judge_by_finding(session, candidate, *rules, root(), step_snapshot_folder(dir_),
                           step_snapshot_name(session, candidate));
+}
+
+Result<CandidateBuild> LiveStepHost::build_kernel(const Session& session, std::size_t candidate) {
+  LiveKernelLab lab(dir_.directory());
+  return lab.build(session, candidate);
+}
+
+std::string LiveStepHost::built_kernel(const Candidate& candidate) const {
+  return dir_.directory().path_of(std::string(kCandidatesDir) + "/" + candidate.name + "/bzImage");
 }
 
 }  // namespace kdrift

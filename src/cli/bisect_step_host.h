@@ -20,6 +20,8 @@ class LiveStepHost : public KexecStepHost {
   Result<std::vector<double>> probe(const ProbeMetric& metric, const std::string& target,
                                     int runs) override;
   Result<Json> judge_finding(const Session& session, std::size_t candidate) override;
+  Result<CandidateBuild> build_kernel(const Session& session, std::size_t candidate) override;
+  std::string built_kernel(const Candidate& candidate) const override;
 
  private:
   std::string root_path_;

@@ -6,6 +6,9 @@ namespace kdrift {
 
 Result<BaseConfig> read_base_config(const std::string& path) {
   auto config = Kconfig::read(path);
+  if (!config && config.error().code == 0) {
+    return content_error(path + " is not a kernel config: " + config.error().context);
+  }
   if (!config) return config.error();
   BaseConfig base;
   for (const KconfigValue& entry : config->entries()) {

@@ -1,5 +1,6 @@
 #include "kbuild/config_normalizer.h"
 
+#include <chrono>
 #include <utility>
 
 #include "util/atomic_file.h"
@@ -30,6 +31,8 @@ Result<Kconfig> MakeNormalizer::normalize(const Kconfig& config) {
   ProcessOptions options;
   options.capture_output = true;
   options.max_output_bytes = kKeptOutputBytes;
+  // olddefconfig takes seconds; a make that hangs must not hold the bisect's start forever.
+  options.timeout = std::chrono::minutes(10);
   auto ran = run_process(argv, options);
   if (!ran) return ran.error();
   if (ran->exit_status != 0) {

@@ -286,8 +286,11 @@ Status GitTree::checkout_worktree(const std::string& dir, const std::string& sha
   }
   std::error_code ignored;
   if (!fs::exists(target, ignored) || is_empty_directory(target)) {
-    auto added = git_output(path_, {"worktree", "add", "--detach", "--no-checkout", target, *full},
-                            kSmallOutput);
+    // --force: a work tree of ours whose folder was deleted by hand is still registered, and
+    // git refuses that path without it; detached, nothing else --force allows can happen.
+    auto added = git_output(
+        path_, {"worktree", "add", "--force", "--detach", "--no-checkout", target, *full},
+        kSmallOutput);
     if (!added) return added.error();
     auto admin = worktree_admin_dir(target, common_dir_);
     if (!admin) return admin.error();

@@ -6,6 +6,7 @@
 
 #include "model/percentile_set.h"
 #include "report/change_text.h"
+#include "report/markdown_text.h"
 #include "report/text_table.h"
 #include "report/verdict_text.h"
 #include "util/text.h"
@@ -73,11 +74,11 @@ class Writer {
   // inert: no control character on a terminal and, in markdown, nothing that leaves its line,
   // table cell or code span, or that becomes HTML, a link or emphasis.
   std::string text(const std::string& value) const {
-    return markdown_ ? escape_markdown(value) : terminal_safe(value);
+    return markdown_ ? markdown_text(value) : terminal_safe(value);
   }
 
   std::string code(const std::string& value) const {
-    return markdown_ ? "`" + escape_markdown_code(value) + "`" : terminal_safe(value);
+    return markdown_ ? markdown_code(value) : terminal_safe(value);
   }
 
   void heading(const std::string& title) {
@@ -130,36 +131,6 @@ class Writer {
   bool markdown() const { return markdown_; }
 
  private:
-  // Line breaks and control characters are already \xNN (terminal_safe); HTML's three are
-  // entities, never markup.
-  static bool append_entity(std::string& out, char c) {
-    if (c == '<') out += "&lt;";
-    if (c == '>') out += "&gt;";
-    if (c == '&') out += "&amp;";
-    return c == '<' || c == '>' || c == '&';
-  }
-  // Inline markdown: what could start emphasis, a link, a code span or strikethrough, end a
-  // table cell or escape the next character is backslash-escaped.
-  static std::string escape_markdown(const std::string& value) {
-    std::string out;
-    for (const char c : terminal_safe(value)) {
-      if (append_entity(out, c)) continue;
-      if (std::string_view("\\`*_[]|~").find(c) != std::string_view::npos) out += '\\';
-      out += c;
-    }
-    return out;
-  }
-  // Nothing is escaped inside a code span, so a backtick (which would end it) becomes a quote;
-  // entities show as written there, the price of markdown whose raw text holds no markup.
-  static std::string escape_markdown_code(const std::string& value) {
-    std::string out;
-    for (const char c : terminal_safe(value)) {
-      if (append_entity(out, c)) continue;
-      out += c == '`' ? '\'' : c;
-    }
-    return out;
-  }
-
   bool markdown_;
   bool colour_;
   std::ostringstream out_;

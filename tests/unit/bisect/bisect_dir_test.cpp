@@ -18,7 +18,7 @@ BisectStart manual_start() {
   BisectStart start;
   start.id = "t1";
   for (int i = 0; i < 6; ++i)
-    start.candidates.push_back({"v" + std::to_string(i), "", "", "", ""});
+    start.candidates.push_back({"v" + std::to_string(i), "", "", "", "", "", ""});
   start.good = 0;
   start.bad = 5;
   start.metric = DeclaredMetric{};

@@ -32,9 +32,9 @@ TEST(CandidateList, ParsesEveryFormOfLine) {
 
 TEST(CandidateList, FormatsBackToTheSameList) {
   const std::vector<Candidate> candidates = {
-      {"a", "/boot/vmlinuz-1", "/boot/initrd.img-1", "quiet iommu=pt", "1"},
-      {"b c", "", "", "x=\"y\"", ""},
-      {"d", "/k", "", "", ""},
+      {"a", "/boot/vmlinuz-1", "/boot/initrd.img-1", "quiet iommu=pt", "1", "", ""},
+      {"b c", "", "", "x=\"y\"", "", "", ""},
+      {"d", "/k", "", "", "", "", ""},
   };
   const auto parsed = parse_candidate_list(format_candidate_list(candidates), "round trip");
   ASSERT_TRUE(parsed) << parsed.error().describe();

@@ -24,7 +24,7 @@ TEST(CmdlineCandidates, EachCandidateAddsOneMoreChangeAndTheLastIsTheBadLine) {
   const std::string good = "console=ttyS0 console=tty0 intel_iommu=on quiet";
   const std::string bad = "console=ttyS0 intel_iommu=on iommu.strict=1";
   const auto candidates =
-      cmdline_candidates(good, bad, {"", "/boot/vmlinuz-6.1", "/boot/i", "", "6.1"});
+      cmdline_candidates(good, bad, {"", "/boot/vmlinuz-6.1", "/boot/i", "", "6.1", "", ""});
   ASSERT_EQ(candidates.size(), 4u);
   EXPECT_EQ(candidates[0].name, "good-cmdline");
   EXPECT_EQ(candidates[0].append, good);

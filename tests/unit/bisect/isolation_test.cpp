@@ -59,7 +59,7 @@ TEST(Isolation, CommandLineBisectReportsTheChangesNeededTogether) {
   start.cmdline_good = "root=/dev/vda1";
   const std::string bad = "root=/dev/vda1 intel_iommu=on quiet iommu.strict=1 nowatchdog";
   start.cmdline_changes = cmdline_changes(start.cmdline_good, bad);
-  start.candidates = cmdline_candidates(start.cmdline_good, bad, {"", "/k", "", "", "r1"});
+  start.candidates = cmdline_candidates(start.cmdline_good, bad, {"", "/k", "", "", "r1", "", ""});
   start.good = 0;
   start.bad = start.candidates.size() - 1;
   start.metric = FindingMetric{"iommu.strict"};
@@ -109,7 +109,7 @@ std::pair<Json, int> measured_cmdline_bisect(int max_boots) {
   start.cmdline_good = "root=/dev/vda1";
   const std::string bad = "root=/dev/vda1 intel_iommu=on iommu.strict=1";
   start.cmdline_changes = cmdline_changes(start.cmdline_good, bad);
-  start.candidates = cmdline_candidates(start.cmdline_good, bad, {"", "/k", "", "", "r1"});
+  start.candidates = cmdline_candidates(start.cmdline_good, bad, {"", "/k", "", "", "r1", "", ""});
   start.good = 0;
   start.bad = start.candidates.size() - 1;
   start.metric = ProbeMetric{"quick", "io_uring", 16, "iops"};

@@ -26,7 +26,7 @@ inline BisectStart start_for(std::size_t count, BisectMetric metric, const std::
   start.id = "b7";
   for (std::size_t i = 0; i < count; ++i) {
     start.candidates.push_back({"k" + std::to_string(i), "/k/vmlinuz-" + std::to_string(i), "", "",
-                                "r" + std::to_string(i)});
+                                "r" + std::to_string(i), "", ""});
   }
   start.bad = count - 1;
   start.metric = std::move(metric);

@@ -9,8 +9,8 @@ BisectStart declared_start(int count) {
   BisectStart start;
   start.id = "b1";
   for (int i = 0; i < count; ++i) {
-    start.candidates.push_back(
-        {"k" + std::to_string(i), "/boot/vmlinuz-" + std::to_string(i), "", "root=/dev/vda1", ""});
+    start.candidates.push_back({"k" + std::to_string(i), "/boot/vmlinuz-" + std::to_string(i), "",
+                                "root=/dev/vda1", "", "", ""});
   }
   start.good = 0;
   start.bad = static_cast<std::size_t>(count - 1);
@@ -142,7 +142,7 @@ TEST(Session, BadJournalsAreNamedWithTheEvent) {
 
 TEST(Session, CandidatesAddedByTheJournalAreFoundByNameAndTheirNamesTakenOnce) {
   const Json start = start_event(declared_start(4));
-  const Candidate added{"iso1", "/boot/vmlinuz-1", "", "root=/dev/vda1 a=1", ""};
+  const Candidate added{"iso1", "/boot/vmlinuz-1", "", "root=/dev/vda1 a=1", "", "", ""};
   auto session = replay({start, candidate_event(added), verdict_event("iso1", "bad", "user")}, "j");
   ASSERT_TRUE(session) << session.error().describe();
   EXPECT_EQ(session->start.candidates.size(), 5u);
@@ -151,7 +151,7 @@ TEST(Session, CandidatesAddedByTheJournalAreFoundByNameAndTheirNamesTakenOnce) {
   ASSERT_FALSE(twice);
   EXPECT_NE(twice.error().describe().find("event 3: a new candidate needs a name not taken"),
             std::string::npos);
-  const auto taken = replay({start, candidate_event({"k2", "", "", "", ""})}, "j");
+  const auto taken = replay({start, candidate_event({"k2", "", "", "", "", "", ""})}, "j");
   ASSERT_FALSE(taken);
 }
 

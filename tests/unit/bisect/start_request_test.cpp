@@ -11,7 +11,7 @@ std::vector<Candidate> kernels(bool with_kernel = true) {
   std::vector<Candidate> list;
   for (int i = 0; i < 4; ++i) {
     list.push_back({"k" + std::to_string(i),
-                    with_kernel ? "/boot/vmlinuz-" + std::to_string(i) : "", "", "", ""});
+                    with_kernel ? "/boot/vmlinuz-" + std::to_string(i) : "", "", "", "", "", ""});
   }
   return list;
 }

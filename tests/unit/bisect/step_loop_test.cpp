@@ -71,6 +71,17 @@ class FakeMachine : public StepHost {
     return ok_status();
   }
 
+  std::set<std::size_t> broken;    // built candidates whose build fails
+  std::vector<std::size_t> built;  // every build, in order
+  Result<CandidateBuild> build_kernel(const Session&, std::size_t candidate) override {
+    built.push_back(candidate);
+    if (broken.count(candidate) != 0) return CandidateBuild{"failed", "", 5, false, "error"};
+    return CandidateBuild{"built", "r" + std::to_string(candidate), 60, true, ""};
+  }
+  std::string built_kernel(const Candidate& candidate) const override {
+    return "/state/candidates/built-" + candidate.name.substr(1);
+  }
+
  private:
   std::size_t running() const { return std::stoul(boot.release.substr(1)); }
 };
@@ -128,6 +139,33 @@ TEST(RunStep, PerformanceBisectRecordsSamplesUntilTheAnswer) {
   ASSERT_TRUE(finished);
   EXPECT_EQ(first_bad(*finished), "k4");
   EXPECT_NE(said.find("k7: [80.0,81.0,82.0"), std::string::npos) << said;
+}
+
+TEST(RunStep, ACommitBisectBuildsEachCandidateBeforeItsKexecAndSkipsOneThatDoesNotBuild) {
+  FakeMachine machine;
+  machine.culprit = 5;
+  machine.broken = {4};
+  BisectStart start = start_for(8, FindingMetric{"x"}, "kexec");
+  KernelSource source;
+  source.tree = "/src/linux";
+  start.kernel_source = source;
+  for (std::size_t i = 0; i < start.candidates.size(); ++i) {
+    start.candidates[i].kernel.clear();
+    start.candidates[i].commit = std::string(40, "0123456789abcdef"[i]);
+  }
+  MemoryJournal journal(start);
+  std::string said;
+  const auto finished = run_until_finished(machine, journal, said);
+  ASSERT_TRUE(finished);
+  EXPECT_EQ(first_bad(*finished), "k5");
+  // Built once each, before its first boot, and the one that did not build never booted.
+  EXPECT_EQ(std::set<std::size_t>(machine.built.begin(), machine.built.end()).size(),
+            machine.built.size());
+  for (const KexecImage& image : machine.kexecs) {
+    EXPECT_EQ(image.kernel.rfind("/state/candidates/built-", 0), 0U) << image.kernel;
+    EXPECT_NE(image.kernel, "/state/candidates/built-4");
+  }
+  EXPECT_NE(said.find("k4: failed in 5 s"), std::string::npos) << said;
 }
 
 TEST(RunStep, AttemptIsRecordedBeforeTheKexecWithTheTokenOnTheCommandLine) {

@@ -53,7 +53,7 @@ BisectStart start_for(std::size_t count, bool declared) {
   start.id = "b7";
   for (std::size_t i = 0; i < count; ++i) {
     start.candidates.push_back({"k" + std::to_string(i), "/k/vmlinuz-" + std::to_string(i), "",
-                                "root=/dev/vda1", "r" + std::to_string(i)});
+                                "root=/dev/vda1", "r" + std::to_string(i), "", ""});
   }
   start.good = 0;
   start.bad = count - 1;

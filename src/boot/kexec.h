@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bisect/kexec_image.h"
+#include "boot/kexec_image.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 

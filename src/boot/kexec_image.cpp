@@ -1,4 +1,4 @@
-#include "bisect/kexec_image.h"
+#include "boot/kexec_image.h"
 
 #include <fcntl.h>
 

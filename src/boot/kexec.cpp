@@ -1,4 +1,4 @@
-#include "bisect/kexec.h"
+#include "boot/kexec.h"
 
 #include <fcntl.h>
 #include <linux/kexec.h>

@@ -1,4 +1,4 @@
-#include "bisect/kexec.h"
+#include "boot/kexec.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
