@@ -29,9 +29,11 @@ struct ProcessOptions {
   std::string working_directory;
   // A time bound. The child then leads a process group of its own, so that what it starts (make
   // -j's compilers) is bounded too: on expiry the whole group gets SIGTERM, then SIGKILL after a
-  // grace of 2 s, and nothing of the group is left when run_process returns. Without expiry,
+  // grace of 2 s, and run_process waits (up to 2 s more) for the killed group to be gone before
+  // it returns, so that no compiler still writes into a build directory. Without expiry,
   // whatever the child left running in its group is left alone, and captured output is what the
-  // group had written when the child exited.
+  // group had written when the child exited. Being a group of its own, the child gets no Ctrl-C
+  // from a terminal and is stopped if it reads one.
   std::optional<std::chrono::milliseconds> timeout;
 };
 

@@ -34,8 +34,8 @@ TEST(BuildEstimate, TheLabGuestConfigOnTwoCoresIsTheCalibration) {
   EXPECT_EQ(estimate->builds_expected, 6);  // ceil(log2(31)) = 5, plus the bad endpoint
   EXPECT_EQ(estimate->config_symbols, 600);
   EXPECT_EQ(estimate->first_build, std::chrono::seconds(207));
-  // 256 MiB fixed + 600 x 512 KiB + 6 x 20 MiB kept.
-  EXPECT_EQ(estimate->disk_needed_bytes, (256 + 300 + 120) * kMiB);
+  // 64 MiB fixed + 600 x 256 KiB + 6 x 20 MiB kept.
+  EXPECT_EQ(estimate->disk_needed_bytes, (64 + 150 + 120) * kMiB);
   // out does not exist: its parent's filesystem is measured.
   EXPECT_EQ(estimate->disk_directory, dir.path());
   EXPECT_GT(estimate->disk_free_bytes, 0u);
@@ -50,7 +50,7 @@ TEST(BuildEstimate, TimeScalesWithSymbolsAndInverselyWithCores) {
   // CONFIG_DEBUG_INFO=y is a symbol too: 207 x 2401/600 x 2/4 = 414.2, rounded up.
   EXPECT_EQ(big->first_build, std::chrono::seconds(415));
   // Debug info: 3 MiB a symbol.
-  EXPECT_EQ(big->disk_needed_bytes, (256 + 2401 * 3 + 2 * 20) * kMiB);
+  EXPECT_EQ(big->disk_needed_bytes, (64 + 2401 * 3 + 2 * 20) * kMiB);
 
   dir.write("small", config_text(150, 0));
   const auto small = estimate_builds(1000, dir.path() + "/small", 1, dir.path());
