@@ -172,9 +172,10 @@ Result<BootReport> LiveKernelLab::boot(const Session& session, std::size_t candi
 }
 
 Result<CommitInfo> LiveKernelFacts::commit(const std::string& sha) {
+  if (const auto known = commits_.find(sha); known != commits_.end()) return known->second;
   auto tree = GitTree::open(session_.start.kernel_source->tree);
-  if (!tree) return tree.error();
-  return tree->describe(sha);
+  auto info = tree ? tree->describe(sha) : Result<CommitInfo>(tree.error());
+  return commits_.emplace(sha, std::move(info)).first->second;
 }
 
 Result<Kconfig> LiveKernelFacts::config(const std::string& name) {

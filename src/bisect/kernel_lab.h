@@ -11,6 +11,7 @@
 // A candidate's kernel is copied out of build/ before the next build overwrites it, so the
 // boot of a candidate, a retest hours later and the report all see the kernel that was built.
 
+#include <map>
 #include <string>
 
 #include "bisect/kernel_report.h"
@@ -30,7 +31,8 @@ class LiveKernelLab : public KernelLab {
 };
 
 // The report's lookups: commits in the user's tree, configs in the state directory, Kconfig help
-// in kdrift's work tree (checked out at the commit a config bisect built).
+// in kdrift's work tree (checked out at the commit a config bisect built). A commit is asked of
+// git once: the log, the answer and the could-also-be list name the same ones.
 class LiveKernelFacts : public KernelFacts {
  public:
   LiveKernelFacts(const Session& session, const TrustedDir& state)
@@ -42,6 +44,7 @@ class LiveKernelFacts : public KernelFacts {
  private:
   const Session& session_;
   const TrustedDir& state_;
+  std::map<std::string, Result<CommitInfo>> commits_;
 };
 
 // The environment a boot command gets for a candidate (boot/boot_command.h), also what a

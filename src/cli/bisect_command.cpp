@@ -427,9 +427,10 @@ Json full_report(const BisectDir& dir) {
 
 void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir) {
   auto format = std::make_shared<std::string>("text");
-  auto show = [state_dir, format] {
+  // status says where the bisect stands from the journal alone; report asks git for the answer.
+  auto show = [state_dir, format](bool with_answer) {
     auto dir = must(BisectDir::open(*state_dir));
-    const Json document = full_report(dir);
+    const Json document = with_answer ? full_report(dir) : bisect_report(must(dir.session()));
     if (*format == "json") {
       std::cout << document.dump(2) << "\n";
     } else if (*format == "markdown") {
@@ -438,13 +439,14 @@ void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_
       print_report_text(document);
     }
   };
-  bisect.add_subcommand("status", "Where the bisect stands and what to test next")->callback(show);
+  bisect.add_subcommand("status", "Where the bisect stands and what to test next")
+      ->callback([show] { show(false); });
   auto* report = bisect.add_subcommand("report", "The bisect's result and steps");
   report
       ->add_option("--format", *format,
                    "text, json, or markdown (a kernel bisect's report for a mailing list)")
       ->check(CLI::IsMember({"text", "json", "markdown"}));
-  report->callback(show);
+  report->callback([show] { show(true); });
   bisect.add_subcommand("log", "Every recorded event, oldest first (a journal replay can read it)")
       ->callback([state_dir] {
         const auto dir = must(BisectDir::open(*state_dir));
