@@ -32,9 +32,12 @@ Json commit_json(const CommitInfo& info) {
 }
 
 // A merge brings a whole side branch at once: the range that finds the commit inside it.
-std::string inside_merge(const Session& session, const CommitInfo& merge) {
-  return "--git " + session.start.kernel_source->tree + " --good $(git merge-base " + merge.sha +
-         "^1 " + merge.sha + "^2) --bad " + merge.sha + "^2";
+Json inside_merge(const Session& session, const CommitInfo::Side& side) {
+  return {{"good", side.base},
+          {"bad", side.tip},
+          {"commits", side.commits},
+          {"start", "--git " + session.start.kernel_source->tree + " --good " + side.base +
+                        " --bad " + side.tip}};
 }
 
 Json config_change(const Session& session, std::size_t first_bad, KernelFacts& facts) {
@@ -70,7 +73,9 @@ Json config_change(const Session& session, std::size_t first_bad, KernelFacts& f
 
 Json reproducer(const Session& session) {
   const BisectStart& start = session.start;
-  Json out = {{"metric", to_string(start.metric)}, {"target", start.target}};
+  Json out = {{"metric", to_string(start.metric)}};
+  // A declared bisect is judged by the boot command's exit status: there is no device to name.
+  if (!start.target.empty()) out["target"] = start.target;
   if (const auto* probe = std::get_if<ProbeMetric>(&start.metric)) {
     out["profile"] = probe->profile;
     out["engine"] = probe->engine;
@@ -112,9 +117,17 @@ std::string git_bisect_log(const Session& session, KernelFacts& facts) {
   };
   mark(session.start.bad, "bad");
   mark(session.start.good, "good");
-  for (std::size_t i = 0; i < session.search.size(); ++i) {
-    if (i == session.start.good || i == session.start.bad) continue;
-    if (const auto how = git_mark(session, i)) mark(i, *how);
+  // git keeps one bad commit and moves it to each one marked bad, so the bad marks go newest
+  // first, after every good and skip: replayed, the log ends where the bisect ended, whatever
+  // order the steps were measured in.
+  for (const char* how : {"good", "skip"}) {
+    for (std::size_t i = 0; i < session.search.size(); ++i) {
+      if (i != session.start.good && i != session.start.bad && git_mark(session, i) == how)
+        mark(i, how);
+    }
+  }
+  for (std::size_t i = session.search.size(); i-- > 0;) {
+    if (i != session.start.bad && git_mark(session, i) == "bad") mark(i, "bad");
   }
   if (const auto first_bad = session.search.first_bad();
       first_bad && session.search.could_also_be().empty()) {
@@ -141,7 +154,7 @@ Json kernel_answer(const Session& session, KernelFacts& facts) {
   }
   if (auto info = facts.commit(session.start.candidates[*first_bad].commit); info) {
     answer["first_bad_commit"] = commit_json(*info);
-    if (info->merge) answer["first_bad_commit"]["inside"] = inside_merge(session, *info);
+    if (info->side) answer["first_bad_commit"]["inside"] = inside_merge(session, *info->side);
   } else {
     answer["first_bad_commit"] = {{"sha", session.start.candidates[*first_bad].commit},
                                   {"unavailable", info.error().describe()}};

@@ -28,7 +28,8 @@ class KernelFacts {
 };
 
 // {"kind", "tree", "first_bad_commit"{sha, subject, author, date, files, more_files, merge,
-// "inside"?: the start options that bisect inside a merge}, "could_also_be"[{sha, subject}],
+// "inside"?{good, bad, commits, start}: a merge's side branch and the start options that bisect
+// inside it}, "could_also_be"[{sha, subject}],
 // "config_change"?{last_good, first_bad, symbols[{symbol, from, to, help?{file, line, type,
 // choice, help, depends_on}}]}, "git_bisect_log", "reproducer"{...}, "builds"{built, failed,
 // timed_out, seconds}}. A lookup that fails leaves its part out with "unavailable" saying why:

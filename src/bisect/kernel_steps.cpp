@@ -94,14 +94,18 @@ Result<Session> run_kernel_steps(Session session, KernelLab& lab, StepJournal& j
     if (!built) return built.error();
     if (*built) continue;  // the search may now skip it
     const std::string& name = session.start.candidates[next.candidate].name;
-    out << terminal_safe(name) << ": booting for " << next.samples << " runs ("
-        << terminal_safe(next.why) << ")\n"
-        << std::flush;
+    out << terminal_safe(name) << ": booting";
+    if (!std::holds_alternative<DeclaredMetric>(session.start.metric))
+      out << " for " << next.samples << " runs";
+    out << " (" << terminal_safe(next.why) << ")\n" << std::flush;
     auto report = lab.boot(session, next.candidate, next.samples);
     if (!report) return report.error();
     auto event = boot_event(session, next.candidate, *report);
     if (!event) return event.error();
-    out << terminal_safe(name) << ": " << text_member(*event, "event")
+    // A declared step's event is its verdict; a measured one's is the samples or the crash.
+    const std::string kind = text_member(*event, "event");
+    out << terminal_safe(name) << ": "
+        << (kind == "verdict" ? terminal_safe(text_member(*event, "verdict")) : kind)
         << (event->contains("why") ? ", " + terminal_safe(text_member(*event, "why")) : "") << "\n";
     auto recorded = journal.record(*event);
     if (!recorded) return recorded.error();

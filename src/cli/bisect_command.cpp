@@ -66,8 +66,11 @@ void print_outcome(const Json& report) {
     if (next.contains("append")) std::cout << " append \"" << shown(next, "append") << "\"";
     const auto metric = parse_bisect_metric(report.value("metric", "declared"));
     const bool measured = metric && !std::holds_alternative<DeclaredMetric>(*metric);
-    std::cout << (measured ? ": kdrift bisect step measures it ("
-                           : ", then kdrift bisect good|bad|skip (")
+    // A boot command judges or measures every candidate itself: step runs the whole bisect.
+    const bool by_command = report.value("mode", "") == "command";
+    std::cout << (by_command ? ": kdrift bisect step builds it and runs the boot command ("
+                  : measured ? ": kdrift bisect step measures it ("
+                             : ", then kdrift bisect good|bad|skip (")
               << shown(report, "why") << ")\n";
   } else if (report.at("first_bad").is_string()) {
     std::cout << "first bad: " << terminal_safe(report.at("first_bad").get<std::string>()) << "\n";
@@ -197,7 +200,7 @@ CLI::Option* add_kernel_options(CLI::App& command, KernelStartRequest& kernel) {
   command
       .add_option("--build-timeout", kernel.build_timeout_seconds,
                   "With --git: seconds a build may take before it is a skip")
-      ->check(CLI::Range(60, 7 * 24 * 3600))
+      ->check(CLI::Range(10, 7 * 24 * 3600))
       ->capture_default_str();
   command
       .add_option("--boot-timeout", kernel.boot_timeout_seconds,
@@ -211,8 +214,8 @@ void print_estimate(const KernelStartPlan& plan) {
   const BuildEstimate& estimate = plan.estimate;
   std::cout << plan.start.candidates.size() << " candidates: about " << estimate.builds_expected
             << " builds, the first about " << format_duration(estimate.first_build)
-            << " on this machine; " << format_size(estimate.disk_needed_bytes) << " needed, "
-            << format_size(estimate.disk_free_bytes) << " free\n";
+            << " on this machine; " << describe_bytes(estimate.disk_needed_bytes) << " needed, "
+            << describe_bytes(estimate.disk_free_bytes) << " free\n";
   for (const std::string& note : plan.notes)
     std::cout << "note: " << terminal_safe(note) << "\n";
 }

@@ -172,28 +172,27 @@ Result<Folded> Planner::fold(const std::vector<size_t>& step, const std::vector<
   size_t holds = rest.size();  // everything: the bad config
   std::optional<Trial> found;
   bool budget_left = true;
-  for (size_t taken = 1; taken < rest.size() && budget_left; taken *= 2) {
+  // The step with the first `taken` changes of rest: whether it held, fails and holds moved.
+  const auto offer_first = [&](size_t taken) -> Result<bool> {
     auto trial = attempt(step, first(rest, taken));
     if (!trial) return trial.error();
     budget_left = trial->has_value();
-    if (budget_left && (*trial)->holds) {
-      holds = taken;
-      found = std::move(*trial);
-      break;
+    if (!budget_left) return false;
+    if (!(*trial)->holds) {
+      fails = taken;
+      return false;
     }
-    if (budget_left) fails = taken;
+    holds = taken;
+    found = std::move(*trial);
+    return true;
+  };
+  for (size_t taken = 1; taken < rest.size() && budget_left; taken *= 2) {
+    auto held = offer_first(taken);
+    if (!held) return held.error();
+    if (*held) break;
   }
   while (budget_left && holds - fails > 1) {
-    const size_t taken = fails + (holds - fails) / 2;
-    auto trial = attempt(step, first(rest, taken));
-    if (!trial) return trial.error();
-    budget_left = trial->has_value();
-    if (budget_left && (*trial)->holds) {
-      holds = taken;
-      found = std::move(*trial);
-    } else if (budget_left) {
-      fails = taken;
-    }
+    if (auto held = offer_first(fails + (holds - fails) / 2); !held) return held.error();
   }
   std::vector<size_t> asked = step;
   if (budget_left && holds >= 2) {

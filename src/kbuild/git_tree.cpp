@@ -244,6 +244,26 @@ Result<std::vector<std::string>> GitTree::range(const std::string& good, const s
   return commits;
 }
 
+Result<CommitInfo::Side> GitTree::merge_side(const std::string& first,
+                                             const std::string& second) const {
+  auto base = git_output(path_, {"merge-base", first, second}, kSmallOutput);
+  if (!base) return base.error();
+  CommitInfo::Side side{std::string(trim(*base)), second, 0};
+  if (!is_object_name(side.base) || !is_object_name(side.tip)) {
+    return content_error("git merge-base " + first + " " + second + " in " + path_ +
+                         ": unexpected output");
+  }
+  auto count =
+      git_output(path_, {"rev-list", "--count", side.base + ".." + side.tip}, kSmallOutput);
+  if (!count) return count.error();
+  const auto commits = parse_uint(trim(*count));
+  if (!commits) {
+    return content_error("git rev-list --count in " + path_ + ": unexpected output");
+  }
+  side.commits = *commits;
+  return side;
+}
+
 Result<CommitInfo> GitTree::describe(const std::string& sha) const {
   auto full = resolve(sha);
   if (!full) return full.error();
@@ -257,7 +277,13 @@ Result<CommitInfo> GitTree::describe(const std::string& sha) const {
   }
   CommitInfo info;
   info.sha = fields[0];
-  info.merge = split_whitespace(fields[1]).size() > 1;
+  const std::vector<std::string> parents = split_whitespace(fields[1]);
+  info.merge = parents.size() > 1;
+  if (info.merge) {
+    auto side = merge_side(parents[0], parents[1]);
+    if (!side) return side.error();
+    info.side = std::move(*side);
+  }
   info.subject = fields[2];
   info.author = fields[3];
   info.date = fields[4];

@@ -9,6 +9,7 @@
 // text, untrusted: whoever shows it to a terminal makes it safe.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,14 @@ struct CommitInfo {
   std::vector<std::string> files;
   size_t more_files = 0;
   bool merge = false;
+  // For a merge: the side branch its second parent brought in, from the merge base of the two
+  // parents (good) to the second parent (bad) — the range that bisects inside the merge.
+  struct Side {
+    std::string base;
+    std::string tip;
+    size_t commits = 0;
+  };
+  std::optional<Side> side;
 };
 
 class GitTree {
@@ -70,6 +79,7 @@ class GitTree {
  private:
   GitTree(std::string path, std::string common_dir)
       : path_(std::move(path)), common_dir_(std::move(common_dir)) {}
+  Result<CommitInfo::Side> merge_side(const std::string& first, const std::string& second) const;
 
   std::string path_;
   std::string common_dir_;  // the repository's own .git, shared by all its work trees

@@ -36,9 +36,10 @@ void first_bad_commit(const Json& kernel, std::ostringstream& out) {
       out << " and " << figure(*more) << " more";
     out << "\n";
   }
-  if (const std::string inside = field(*commit, "inside"); !inside.empty()) {
-    out << "- A merge: its side branch came in at once; to bisect inside it: "
-        << markdown_code("kdrift bisect start " + inside) << "\n";
+  if (const Json* inside = object_member(*commit, "inside")) {
+    out << "- A merge: its side branch of " << figure(number_member(*inside, "commits").value_or(0))
+        << " commits came in at once; to bisect inside it: "
+        << markdown_code("kdrift bisect start " + field(*inside, "start")) << "\n";
   }
   if (const std::string missing = field(*commit, "unavailable"); !missing.empty()) {
     out << "- (" << markdown_text(missing) << ")\n";
@@ -110,9 +111,13 @@ void steps(const Json& report, std::ostringstream& out) {
 void reproducer(const Json& kernel, std::ostringstream& out) {
   const Json* how = object_member(kernel, "reproducer");
   if (how == nullptr) return;
-  out << "## Reproducer\n\n- Metric: " << markdown_code(field(*how, "metric")) << " on "
-      << markdown_code(field(*how, "target"))
-      << "\n- Config: " << markdown_code(field(*how, "config"))
+  out << "## Reproducer\n\n- Metric: " << markdown_code(field(*how, "metric"));
+  if (const std::string target = field(*how, "target"); !target.empty()) {
+    out << " on " << markdown_code(target);
+  } else {
+    out << " (the boot command's exit status)";
+  }
+  out << "\n- Config: " << markdown_code(field(*how, "config"))
       << " (in the bisect's state directory)\n";
   if (const std::string append = field(*how, "append"); !append.empty()) {
     out << "- Kernel command line: " << markdown_code(append) << "\n";

@@ -97,8 +97,9 @@ std::vector<std::string> ten_commits(const TempDir& repo, FakeFacts& facts) {
     std::string sha = git(repo.path(), {"rev-parse", "HEAD"});
     sha.pop_back();
     shas.push_back(sha);
-    facts.commits[sha] = {sha,  "change " + std::to_string(i), "A <a@example.org>", "2026", {}, 0,
-                          false};
+    facts.commits[sha] = {
+        sha,         "change " + std::to_string(i), "A <a@example.org>", "2026", {}, 0, false,
+        std::nullopt};
   }
   return shas;
 }
@@ -108,13 +109,22 @@ TEST(GitBisectLog, GitBisectReplayAcceptsItAndNamesTheSameCommit) {
   TempDir repo;
   FakeFacts facts;
   const std::vector<std::string> shas = ten_commits(repo, facts);
-  MemoryJournal journal(commits_start(shas));
-  const std::string log = git_bisect_log(judged(journal, 6, {}), facts);
-  EXPECT_NE(log.find("# first bad commit: [" + shas[6] + "] change 6\n"), std::string::npos) << log;
-  repo.write(".git/replay.log", log);
-  const std::string replayed =
-      git(repo.path(), {"bisect", "replay", repo.path() + "/.git/replay.log"});
-  EXPECT_NE(replayed.find(shas[6] + " is the first bad commit"), std::string::npos) << replayed;
+  // Every position of the culprit: the search marks bad commits in whatever order it measured
+  // them, and git, which keeps a single bad commit, must still end on the culprit.
+  for (std::size_t culprit = 1; culprit < shas.size(); ++culprit) {
+    MemoryJournal journal(commits_start(shas));
+    const std::string log = git_bisect_log(judged(journal, culprit, {}), facts);
+    const std::string subject = "change " + std::to_string(culprit);
+    EXPECT_NE(log.find("# first bad commit: [" + shas[culprit] + "] " + subject + "\n"),
+              std::string::npos)
+        << log;
+    repo.write(".git/replay.log", log);
+    const std::string replayed =
+        git(repo.path(), {"bisect", "replay", repo.path() + "/.git/replay.log"});
+    EXPECT_NE(replayed.find(shas[culprit] + " is the first bad commit"), std::string::npos)
+        << culprit << "\n"
+        << log << replayed;
+  }
 }
 
 TEST(GitBisectLog, WithASkipGitLeavesTheSameCommitsOpen) {
@@ -150,15 +160,22 @@ TEST(KernelAnswer, TheFirstBadCommitWithItsFactsAndWhatItCouldAlsoBe) {
                                   "2026-01-0" + std::to_string(i + 1),
                                   {"drivers/block/x.c"},
                                   3,
-                                  i == 5};
+                                  i == 5,
+                                  std::nullopt};
   }
+  const std::string side_tip(40, 'e');
+  facts.commits[shas[5]].side = CommitInfo::Side{std::string(40, 'd'), side_tip, 4};
   MemoryJournal journal(commits_start(shas));
   const Json answer = kernel_answer(judged(journal, 5, {4}), facts);
   EXPECT_EQ(answer["first_bad_commit"]["subject"], "subject 5");
   EXPECT_EQ(answer["first_bad_commit"]["files"][0], "drivers/block/x.c");
   EXPECT_EQ(answer["first_bad_commit"]["more_files"], 3);
   // A merge says how to bisect inside it.
-  EXPECT_NE(answer["first_bad_commit"].value("inside", "").find(shas[5] + "^2"), std::string::npos);
+  EXPECT_EQ(answer["first_bad_commit"]["inside"]["bad"], side_tip) << answer.dump(2);
+  EXPECT_EQ(answer["first_bad_commit"]["inside"]["commits"], 4);
+  EXPECT_NE(answer["first_bad_commit"]["inside"]["start"].get<std::string>().find(
+                "--good " + std::string(40, 'd') + " --bad " + side_tip),
+            std::string::npos);
   ASSERT_EQ(answer["could_also_be"].size(), 1U);
   EXPECT_EQ(answer["could_also_be"][0]["sha"], shas[4]);
   EXPECT_EQ(answer["builds"]["built"], 0);

@@ -186,6 +186,11 @@ TEST_F(GitTreeTest, DescribesAMergeByWhatItBroughtToTheFirstParent) {
   EXPECT_TRUE(info->merge);
   EXPECT_EQ(info->subject, "merge side");
   EXPECT_EQ(info->files, std::vector<std::string>{"b"});
+  // What bisects inside it: from the merge base to the side branch's tip.
+  ASSERT_TRUE(info->side.has_value());
+  EXPECT_EQ(info->side->base, base);
+  EXPECT_EQ(info->side->tip, tree.resolve("side").value_or(""));
+  EXPECT_EQ(info->side->commits, 2u);
 }
 
 TEST_F(GitTreeTest, ListsAtMost200FilesAndCountsTheRest) {
