@@ -273,6 +273,60 @@ TEST_F(BisectKernel, AFullDiskStopsTheBisectCleanlyAndItResumesOnceThereIsRoom) 
   EXPECT_EQ(report()["kernel"]["first_bad_commit"]["subject"], "change 2");
 }
 
+// A config bisect through make: the tree's Makefile stands in for kconfig (olddefconfig keeps the
+// config but for one select), the build is slow when CONFIG_SLOW is set.
+TEST_F(BisectKernel, AConfigBisectNamesTheSymbolWithItsHelp) {
+  commit_changes(0, 0, {{0, "fast"}});
+  dir_.write("repo/Makefile",
+             "olddefconfig:\n"
+             "\t@if grep -q '^CONFIG_SLOW=y' $(O)/.config && ! grep -q '^CONFIG_HELPER=y' "
+             "$(O)/.config; then echo CONFIG_HELPER=y >> $(O)/.config; fi\n");
+  dir_.write("repo/drivers/block/Kconfig",
+             "config HELPER\n\tbool\n\n"
+             "config SLOW\n\tbool \"Slow every request down\"\n\tselect HELPER\n\thelp\n"
+             "\t  Adds a delay to each request's submission.\n");
+  ASSERT_EQ(sh("cd repo && git add -A && git -c user.name=K -c user.email=k@x commit -q -m "
+               "'kconfig'")
+                .status,
+            0);
+  dir_.write("good.config", "CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_NR_CPUS=8\n");
+  dir_.write("bad.config",
+             "CONFIG_64BIT=y\nCONFIG_BLOCK=y\nCONFIG_NR_CPUS=64\nCONFIG_SLOW=y\n"
+             "CONFIG_HELPER=y\nCONFIG_DEBUG_A=y\nCONFIG_DEBUG_B=y\nCONFIG_LOCALVERSION=\"-x\"\n");
+  // The image is slow when the candidate's config sets CONFIG_SLOW.
+  dir_.write("build.sh",
+             "#!/bin/sh\nset -e\nmkdir -p \"$KDRIFT_BUILD_OUTPUT/arch/x86/boot\" "
+             "\"$KDRIFT_BUILD_OUTPUT/include/config\"\n"
+             "if grep -q '^CONFIG_SLOW=y' \"$KDRIFT_BUILD_CONFIG\"; then s=slow; else s=fast; fi\n"
+             "echo $s > \"$KDRIFT_BUILD_OUTPUT/arch/x86/boot/bzImage\"\n"
+             "cp \"$KDRIFT_BUILD_CONFIG\" \"$KDRIFT_BUILD_OUTPUT/.config\"\n"
+             "echo 6.1.0-$KDRIFT_BISECT_CANDIDATE > "
+             "\"$KDRIFT_BUILD_OUTPUT/include/config/kernel.release\"\n");
+  const auto started = bisect(
+      "start --git " + dir_.path() + "/repo --config-bisect --rev HEAD --good-config " +
+      dir_.path() + "/good.config --bad-config " + dir_.path() + "/bad.config" +
+      " --build-command " + dir_.path() + "/build.sh --boot-command " + dir_.path() + "/boot.sh");
+  ASSERT_EQ(started.status, 0) << started.out;
+  const auto stepped = bisect("step");
+  ASSERT_EQ(stepped.status, 0) << stepped.out;
+  const Json kernel = report()["kernel"];
+  ASSERT_TRUE(kernel.contains("config_change")) << kernel.dump(2);
+  std::set<std::string> symbols;
+  for (const auto& symbol : kernel["config_change"]["symbols"]) {
+    symbols.insert(symbol["symbol"].get<std::string>());
+    if (symbol["symbol"] == "SLOW") {
+      EXPECT_EQ(symbol["help"]["file"], "drivers/block/Kconfig") << symbol.dump(2);
+      EXPECT_NE(symbol["help"]["help"].get<std::string>().find("Adds a delay"), std::string::npos);
+    }
+  }
+  // The select moves HELPER with SLOW; none of the harmless changes is named.
+  EXPECT_TRUE(symbols.count("SLOW")) << kernel.dump(2);
+  for (const char* harmless : {"NR_CPUS", "DEBUG_A", "DEBUG_B", "LOCALVERSION"})
+    EXPECT_FALSE(symbols.count(harmless)) << harmless << "\n" << kernel.dump(2);
+  const auto markdown = bisect("report --format markdown");
+  EXPECT_NE(markdown.out.find("CONFIG_SLOW"), std::string::npos) << markdown.out;
+}
+
 TEST_F(BisectKernel, EveryRefusalComesBeforeAnythingIsRecorded) {
   commit_changes(0, 4, {{0, "fast"}, {3, "slow"}});
   dir_.write("not-a.config", "#!/bin/sh\necho hello\n");
