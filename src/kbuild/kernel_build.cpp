@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -141,6 +142,23 @@ std::vector<std::vector<std::string>> make_steps(const BuildRequest& request) {
   return steps;
 }
 
+// ccache hashes the absolute paths a compile names, and every bisect has a state directory of
+// its own: relative to the directory holding both the source and the output, the second
+// bisect's compiles are the first one's and hit the cache. A base directory the user chose is
+// kept.
+std::vector<std::pair<std::string, std::string>> ccache_environment(const BuildRequest& request) {
+  if (std::getenv("CCACHE_BASEDIR") != nullptr) return {};
+  const std::filesystem::path source(request.source);
+  const std::filesystem::path output(request.output);
+  std::filesystem::path common;
+  for (auto a = source.begin(), b = output.begin();
+       a != source.end() && b != output.end() && *a == *b; ++a, ++b) {
+    common /= *a;
+  }
+  if (common.empty() || common == common.root_path()) return {};
+  return {{"CCACHE_BASEDIR", common.string()}, {"CCACHE_NOHASHDIR", "true"}};
+}
+
 // The tools a make build needs, looked up before anything is written.
 Result<std::string> find_make(const std::string& search_path, bool localmodconfig) {
   auto make = find_program("make", search_path);
@@ -177,10 +195,12 @@ Result<BuildResult> MakeBuilder::build(const BuildRequest& request) {
   result.ccache = request.use_ccache && find_program("ccache", search_path_).has_value();
   log->note(std::string("compiler: ") + (result.ccache ? "ccache gcc" : "the kernel's default"));
   const std::vector<std::string> base = make_command(*make, request, result.ccache);
+  ProcessOptions options;
+  if (result.ccache) options.environment = ccache_environment(request);
   for (const std::vector<std::string>& step : make_steps(request)) {
     std::vector<std::string> argv = base;
     argv.insert(argv.end(), step.begin(), step.end());
-    auto ran = log->run(argv, {}, start + request.timeout);
+    auto ran = log->run(argv, options, start + request.timeout);
     if (!ran) return ran.error();
     if (ran->timed_out || ran->exit_status != 0) {
       auto done = unfinished(std::move(result), *ran, "make " + join(step, " "), *log, request);

@@ -31,7 +31,7 @@ constexpr const char* kFakeKernelMakefile =
     "\t@echo '# CONFIG_UNUSED_MODULE is not set' >> $(O)/.config\n"
     "bzImage:\n"
     "\t@mkdir -p $(O)/arch/x86/boot $(O)/include/config\n"
-    "\t@echo 'CC=$(CC)' > $(O)/compiler\n"
+    "\t@echo 'CC=$(CC) base=$(CCACHE_BASEDIR)' > $(O)/compiler\n"
     "\t@cp $(O)/.config $(O)/arch/x86/boot/bzImage\n"
     "\t@echo 6.1.0-fake > $(O)/include/config/kernel.release\n"
     "\t@echo built\n"
@@ -92,6 +92,13 @@ TEST_F(KernelBuildTest, BuildsOutOfTreeFromTheBaseConfig) {
   EXPECT_TRUE(built->ccache);
   EXPECT_GT(built->seconds, 0.0);
   EXPECT_NE(read_bytes(request.output + "/compiler").find("CC=ccache gcc"), std::string::npos);
+  // ccache sees paths relative to the directory holding source and output, so another bisect's
+  // state directory hits the same cache; a base directory set by the user stays theirs.
+  const char* users = std::getenv("CCACHE_BASEDIR");
+  EXPECT_NE(read_bytes(request.output + "/compiler")
+                .find(" base=" + (users != nullptr ? std::string(users) : dir.path()) + "\n"),
+            std::string::npos)
+      << read_bytes(request.output + "/compiler");
   EXPECT_NE(log().find("olddefconfig done\n"), std::string::npos);
   EXPECT_NE(log().find("'CC=ccache gcc' -j3 bzImage\n"), std::string::npos) << log();
   EXPECT_NE(log().find("\nbuilt\n"), std::string::npos);
