@@ -1,5 +1,7 @@
 #include "bisect/kernel_steps.h"
 
+#include <algorithm>
+#include <cmath>
 #include <ostream>
 #include <variant>
 
@@ -55,8 +57,13 @@ Result<bool> build_if_needed(Session& session, std::size_t candidate, KernelLab&
   if (!build) return build.error();
   out << terminal_safe(name) << ": " << build->outcome << " in "
       << static_cast<long long>(build->seconds) << " s"
-      << (build->release.empty() ? "" : " (" + terminal_safe(build->release) + ")")
-      << (build->outcome == "built" ? "" : ": skipped, " + terminal_safe(build->why)) << "\n";
+      << (build->release.empty() ? "" : " (" + terminal_safe(build->release) + ")") << "\n";
+  // Why a build was skipped ends with its log's last lines: shown as lines, each made safe.
+  if (build->outcome != "built") {
+    const std::vector<std::string> lines = split_lines(build->why);
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      out << (i == 0 ? "  skipped: " : "    ") << terminal_safe(lines[i]) << "\n";
+  }
   auto recorded = journal.record(build_event(name, *build));
   if (!recorded) return recorded.error();
   session = std::move(*recorded);
@@ -86,6 +93,30 @@ Result<Json> boot_event(const Session& session, std::size_t candidate, const Boo
   return measured_event(session, candidate, report);
 }
 
+namespace {
+
+// What a boot gave, for the person watching: a declared step's verdict, a measured one's
+// samples and their median, or why it did not count.
+std::string boot_summary(const Json& event) {
+  const std::string kind = text_member(event, "event");
+  std::string summary = kind == "verdict" ? text_member(event, "verdict") : kind;
+  if (const Json* values = array_member(event, "values"); values != nullptr && !values->empty()) {
+    std::vector<double> sorted;
+    for (const Json& value : *values)
+      if (value.is_number()) sorted.push_back(value.get<double>());
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t half = sorted.size() / 2;
+    const double median =
+        sorted.size() % 2 == 1 ? sorted[half] : (sorted[half - 1] + sorted[half]) / 2;
+    summary =
+        std::to_string(sorted.size()) + " samples, median " + std::to_string(std::llround(median));
+  }
+  if (event.contains("why")) summary += ", " + text_member(event, "why");
+  return terminal_safe(summary);
+}
+
+}  // namespace
+
 Result<Session> run_kernel_steps(Session session, KernelLab& lab, StepJournal& journal,
                                  std::ostream& out) {
   for (Action next = session.search.next(); next.kind == Action::Kind::kMeasure;
@@ -102,11 +133,7 @@ Result<Session> run_kernel_steps(Session session, KernelLab& lab, StepJournal& j
     if (!report) return report.error();
     auto event = boot_event(session, next.candidate, *report);
     if (!event) return event.error();
-    // A declared step's event is its verdict; a measured one's is the samples or the crash.
-    const std::string kind = text_member(*event, "event");
-    out << terminal_safe(name) << ": "
-        << (kind == "verdict" ? terminal_safe(text_member(*event, "verdict")) : kind)
-        << (event->contains("why") ? ", " + terminal_safe(text_member(*event, "why")) : "") << "\n";
+    out << terminal_safe(name) << ": " << boot_summary(*event) << "\n";
     auto recorded = journal.record(*event);
     if (!recorded) return recorded.error();
     session = std::move(*recorded);
