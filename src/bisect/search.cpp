@@ -271,7 +271,9 @@ Action Search::next_measured() const {
     }
   }
   const auto [low, high] = bounds();
-  const std::string left = std::to_string(high - low - 1) + " candidates left";
+  const std::size_t open = high - low - 1;
+  const std::string left =
+      std::to_string(open) + (open == 1 ? " candidate left" : " candidates left");
   std::optional<Action> action = reference_action();
   if (!action) {
     if (calibration_->decision != Calibration::Decision::kSearch) {
