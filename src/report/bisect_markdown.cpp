@@ -1,5 +1,6 @@
 #include "report/bisect_markdown.h"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -13,9 +14,10 @@ std::string field(const Json& node, std::string_view key) {
   return text_member(node, key);
 }
 
+// Four significant digits, but never an exponent: an IOPS level reads 14689, not 1.469e+04.
 std::string figure(double value) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.4g", value);
+  std::snprintf(buffer, sizeof buffer, std::abs(value) >= 1e4 ? "%.0f" : "%.4g", value);
   return buffer;
 }
 
