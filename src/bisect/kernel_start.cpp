@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <ostream>
 
 #include "kbuild/config_normalizer.h"
 #include "kbuild/config_plan.h"
@@ -69,6 +70,27 @@ Result<KernelSource> kernel_source(const KernelStartRequest& kernel, const GitTr
   return source;
 }
 
+// The plan's olddefconfig runs, counted for the person waiting for them.
+class CountingNormalizer : public ConfigNormalizer {
+ public:
+  CountingNormalizer(ConfigNormalizer& inner, std::ostream* progress)
+      : inner_(inner), progress_(progress) {}
+  Result<Kconfig> normalize(const Kconfig& config) override {
+    ++runs_;
+    if (progress_ != nullptr && (runs_ == 1 || runs_ % 10 == 0)) {
+      *progress_ << "planning the config bisect: make olddefconfig, run " << runs_ << "\n"
+                 << std::flush;
+    }
+    return inner_.normalize(config);
+  }
+  std::size_t runs() const { return runs_; }
+
+ private:
+  ConfigNormalizer& inner_;
+  std::ostream* progress_;
+  std::size_t runs_ = 0;
+};
+
 // The config bisect's candidates: the plan made in state's own work tree of the commit.
 Result<std::vector<Candidate>> config_candidates(const KernelStartRequest& kernel,
                                                  const GitTree& tree, const std::string& commit,
@@ -83,9 +105,13 @@ Result<std::vector<Candidate>> config_candidates(const KernelStartRequest& kerne
   }
   auto scratch = state.subdirectory(kNormalizeDir, TrustedDir::Missing::kCreate, 0700);
   if (!scratch) return scratch.error();
-  MakeNormalizer normalizer(worktree, scratch->path());
+  MakeNormalizer make(worktree, scratch->path());
+  CountingNormalizer normalizer(make, kernel.progress);
   auto configs = plan_config_bisect(*good, *bad, normalizer);
   if (!configs) return configs.error();
+  if (kernel.progress != nullptr) {
+    *kernel.progress << "planned in " << normalizer.runs() << " olddefconfig runs\n" << std::flush;
+  }
   std::vector<Candidate> candidates;
   for (const ConfigCandidate& step : configs->candidates) {
     Candidate candidate;

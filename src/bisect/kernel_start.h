@@ -9,6 +9,7 @@
 // directory without room for the builds the estimate expects.
 
 #include <iosfwd>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct KernelStartRequest {
   std::string build_command, boot_command;
   int build_timeout_seconds = 3 * 3600;
   int boot_timeout_seconds = 1800;
+  // Where a config bisect's plan says how far it is (one make olddefconfig per step, seconds
+  // each on a kernel tree, minutes in all); none: quiet.
+  std::ostream* progress = nullptr;
 };
 
 // What start prepared: the bisect to record (the configs it builds are already in the state

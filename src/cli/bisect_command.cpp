@@ -239,6 +239,7 @@ void start_kernel_bisect(KernelStartRequest kernel, const StartRequest& args,
                          const std::string& state_dir) {
   kernel.good = args.good;
   kernel.bad = args.bad;
+  kernel.progress = &std::cerr;
   const auto state = must(TrustedDir::open(state_dir, TrustedDir::Missing::kCreate, 0755));
   if (BisectDir::recorded_in(state)) {
     throw FatalError(state_dir +

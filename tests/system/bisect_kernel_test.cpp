@@ -307,6 +307,11 @@ TEST_F(BisectKernel, AConfigBisectNamesTheSymbolWithItsHelp) {
       dir_.path() + "/good.config --bad-config " + dir_.path() + "/bad.config" +
       " --build-command " + dir_.path() + "/build.sh --boot-command " + dir_.path() + "/boot.sh");
   ASSERT_EQ(started.status, 0) << started.out;
+  // The plan's make runs take minutes on a kernel tree: start says how far it is.
+  EXPECT_NE(started.out.find("planning the config bisect: make olddefconfig, run 1\n"),
+            std::string::npos)
+      << started.out;
+  EXPECT_NE(started.out.find("planned in "), std::string::npos) << started.out;
   const auto stepped = bisect("step");
   ASSERT_EQ(stepped.status, 0) << stepped.out;
   const Json kernel = report()["kernel"];
