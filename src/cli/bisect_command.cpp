@@ -7,8 +7,6 @@
 
 #include <cerrno>
 #include <climits>
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <iostream>
@@ -212,23 +210,12 @@ CLI::Option* add_kernel_options(CLI::App& command, KernelStartRequest& kernel) {
   return git;
 }
 
-// A disk size for a person: whole MiB up to 10 GiB, then GiB with one decimal.
-std::string rounded_size(uint64_t bytes) {
-  constexpr uint64_t kMebibyte = uint64_t{1} << 20;
-  if (bytes < (uint64_t{10} << 30))
-    return std::to_string((bytes + kMebibyte - 1) / kMebibyte) + " MiB";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB",
-                static_cast<double>(bytes) / static_cast<double>(uint64_t{1} << 30));
-  return text;
-}
-
 void print_estimate(const KernelStartPlan& plan) {
   const BuildEstimate& estimate = plan.estimate;
   std::cout << plan.start.candidates.size() << " candidates: about " << estimate.builds_expected
             << " builds, the first about " << format_duration(estimate.first_build)
-            << " on this machine; " << rounded_size(estimate.disk_needed_bytes) << " needed, "
-            << rounded_size(estimate.disk_free_bytes) << " free\n";
+            << " on this machine; " << approximate_bytes(estimate.disk_needed_bytes) << " needed, "
+            << approximate_bytes(estimate.disk_free_bytes) << " free\n";
   for (const std::string& note : plan.notes)
     std::cout << "note: " << terminal_safe(note) << "\n";
 }

@@ -50,10 +50,10 @@ Result<BuildEstimate> estimate_builds(int candidates, const std::string& base_co
 Status check_disk(const BuildEstimate& estimate) {
   if (estimate.disk_free_bytes >= estimate.disk_needed_bytes) return ok_status();
   return make_error(ENOSPC, estimate.disk_directory + " has " +
-                                describe_bytes(estimate.disk_free_bytes) + " free; " +
+                                approximate_bytes(estimate.disk_free_bytes) + " free; " +
                                 std::to_string(estimate.builds_expected) + " builds of a " +
                                 std::to_string(estimate.config_symbols) + "-symbol config need " +
-                                describe_bytes(estimate.disk_needed_bytes));
+                                approximate_bytes(estimate.disk_needed_bytes));
 }
 
 }  // namespace kdrift

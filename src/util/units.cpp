@@ -100,6 +100,16 @@ std::string describe_bytes(uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+std::string approximate_bytes(uint64_t bytes) {
+  constexpr uint64_t kMebibyte = uint64_t{1} << 20;
+  constexpr uint64_t kGibibyte = uint64_t{1} << 30;
+  if (bytes < 10 * kGibibyte) return std::to_string((bytes + kMebibyte - 1) / kMebibyte) + " MiB";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GiB",
+                static_cast<double>(bytes) / static_cast<double>(kGibibyte));
+  return text;
+}
+
 std::string format_duration(std::chrono::microseconds duration) {
   const auto micros = duration.count();
   char buffer[32];

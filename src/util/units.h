@@ -22,6 +22,9 @@ std::string format_size(uint64_t bytes);
 // For a message: the largest binary unit the size is a whole number of ("4 GiB", "128 MiB"), else
 // MiB rounded up from 1 MiB on ("4097 MiB"), else bytes ("100 bytes").
 std::string describe_bytes(uint64_t bytes);
+// For an estimate, where the last byte does not matter: whole MiB (rounded up) below 10 GiB,
+// GiB with one decimal from there ("165 MiB", "55.9 GiB").
+std::string approximate_bytes(uint64_t bytes);
 // 1500000us -> "1.5s", 250000us -> "250ms".
 std::string format_duration(std::chrono::microseconds duration);
 

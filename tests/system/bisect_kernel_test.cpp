@@ -248,7 +248,7 @@ TEST_F(BisectKernel, AFullDiskStopsTheBisectCleanlyAndItResumesOnceThereIsRoom) 
   // Less room than the estimate: refused before anything is recorded.
   const auto refused = start("HEAD~4", "HEAD");
   EXPECT_EQ(refused.status, 2) << refused.out;
-  EXPECT_NE(refused.out.find("KiB free"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("MiB free"), std::string::npos) << refused.out;
   EXPECT_FALSE(std::filesystem::exists(state() + "/journal.jsonl"));
 
   // Room for the estimate, then a build that fills the disk: the step stops, says where and

@@ -35,6 +35,14 @@ TEST(Units, Durations) {
   EXPECT_FALSE(parse_duration("").has_value());
 }
 
+TEST(Units, ApproximateSizesReadAtAGlance) {
+  EXPECT_EQ(approximate_bytes(0), "0 MiB");
+  EXPECT_EQ(approximate_bytes(1), "1 MiB");
+  EXPECT_EQ(approximate_bytes(uint64_t{165} << 20), "165 MiB");
+  EXPECT_EQ(approximate_bytes((uint64_t{10} << 30) - 1), "10240 MiB");
+  EXPECT_EQ(approximate_bytes(uint64_t{60022067200}), "55.9 GiB");
+}
+
 TEST(Units, FormattingRoundTrips) {
   EXPECT_EQ(format_size(4096), "4k");
   EXPECT_EQ(format_size(32u << 20), "32m");
