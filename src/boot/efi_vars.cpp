@@ -113,7 +113,7 @@ Result<UniqueFd> open_variable_file(int directory, const std::string& file_name,
 }
 
 // efivarfs takes a variable only whole: attributes and data in one write() call.
-Status write_once(int fd, const std::string& bytes, const std::string& shown) {
+Status write_variable_once(int fd, const std::string& bytes, const std::string& shown) {
   ssize_t written = -1;
   do {
     written = ::write(fd, bytes.data(), bytes.size());
@@ -126,7 +126,7 @@ Status write_once(int fd, const std::string& bytes, const std::string& shown) {
   return ok_status();
 }
 
-bool same_file(int a, int b) {
+bool same_variable_file(int a, int b) {
   struct stat first {};
   struct stat second {};
   return ::fstat(a, &first) == 0 && ::fstat(b, &second) == 0 && first.st_dev == second.st_dev &&
@@ -138,8 +138,7 @@ bool same_file(int a, int b) {
 Result<std::string> efivars_directory(const SysRoot& root) {
   auto path = root.host_path(kEfivarsPath);
   if (!path) {
-    return make_error(path.error().code, std::string(kEfivarsPath) + " below " + root.root() +
-                                             ": " + path.error().describe());
+    return make_error(path.error().code, std::string(kEfivarsPath) + " below " + root.root());
   }
   return path;
 }
@@ -220,7 +219,7 @@ Status EfiVars::write(const EfiVariableId& id, const EfiVariable& variable) cons
   UniqueFd created(::openat(fd_.get(), file_name.c_str(),
                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0644));
   if (created) {
-    auto written = write_once(created.get(), bytes, shown_name);
+    auto written = write_variable_once(created.get(), bytes, shown_name);
     // An empty file is no variable: leave the name as it was, absent.
     if (!written) (void)::unlinkat(fd_.get(), file_name.c_str(), 0);
     return written;
@@ -239,10 +238,10 @@ Status EfiVars::write_existing(const std::string& file_name, const std::string& 
   if (!was_immutable) return was_immutable.error();
   auto output = open_variable_file(fd_.get(), file_name, O_WRONLY | O_TRUNC, shown_name);
   if (!output) return output.error();
-  if (!same_file(existing->get(), output->get())) {
+  if (!same_variable_file(existing->get(), output->get())) {
     return make_error(EAGAIN, shown_name + " was replaced while kdrift wrote it");
   }
-  auto written = write_once(output->get(), bytes, shown_name);
+  auto written = write_variable_once(output->get(), bytes, shown_name);
   if (*was_immutable) restore_immutable(existing->get());
   return written;
 }
@@ -465,7 +464,7 @@ namespace {
 
 constexpr size_t kEfiHardDriveDataBytes = 38;
 
-std::string hex_number(uint64_t value) {
+std::string efi_hex_number(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
   return text;
@@ -477,26 +476,26 @@ std::string describe_hard_drive(const EfiHardDrive& drive) {
     signature = "GPT," + efi_guid_text(drive.signature);
   } else if (drive.signature_type == 1) {
     const std::string_view raw(reinterpret_cast<const char*>(drive.signature.data()), 4);
-    signature = "MBR," + hex_number(efi_le32(raw, 0));
+    signature = "MBR," + efi_hex_number(efi_le32(raw, 0));
   } else {
     signature = "format " + std::to_string(drive.format) + ",signature type " +
                 std::to_string(drive.signature_type);
   }
   return "HD(" + std::to_string(drive.partition_number) + "," + signature + "," +
-         hex_number(drive.start_lba) + "," + hex_number(drive.size_lba) + ")";
+         efi_hex_number(drive.start_lba) + "," + efi_hex_number(drive.size_lba) + ")";
 }
 
-std::string describe_node(const EfiDevicePathNode& node) {
+std::string describe_device_path_node(const EfiDevicePathNode& node) {
   if (auto drive = parse_hard_drive_node(node)) return describe_hard_drive(*drive);
   if (node.type == kEfiMediaDevicePath && node.subtype == kEfiFilePathSubtype) {
     auto path = parse_file_path_node(node);
     return path ? "File(" + terminal_safe(*path) + ")" : "File(?)";
   }
-  return "Node(" + hex_number(node.type) + "," + hex_number(node.subtype) + ")";
+  return "Node(" + efi_hex_number(node.type) + "," + efi_hex_number(node.subtype) + ")";
 }
 
 // The node's own rules, where its kind has them: what parse and build both refuse.
-Status check_node(const EfiDevicePathNode& node) {
+Status check_device_path_node(const EfiDevicePathNode& node) {
   if (node.type == kEfiMediaDevicePath && node.subtype == kEfiHardDriveSubtype) {
     auto drive = parse_hard_drive_node(node);
     if (!drive) return drive.error();
@@ -533,7 +532,7 @@ Result<std::vector<EfiDevicePathNode>> parse_device_path_list(std::string_view l
     }
     EfiDevicePathNode node{static_cast<uint8_t>(list[at]), static_cast<uint8_t>(list[at + 1]),
                            std::string(list.substr(at + 4, length - 4))};
-    if (auto checked = check_node(node); !checked) return checked.error();
+    if (auto checked = check_device_path_node(node); !checked) return checked.error();
     nodes.push_back(std::move(node));
     at += length;
   }
@@ -553,7 +552,7 @@ Result<std::string> build_device_path_list(const std::vector<EfiDevicePathNode>&
   }
   std::string list;
   for (const EfiDevicePathNode& node : nodes) {
-    if (auto checked = check_node(node); !checked) return checked.error();
+    if (auto checked = check_device_path_node(node); !checked) return checked.error();
     if (node.data.size() > 0xffff - 4) return content_error("a device path node over 64 KiB");
     list.push_back(static_cast<char>(node.type));
     list.push_back(static_cast<char>(node.subtype));
@@ -626,7 +625,7 @@ std::string describe_device_path(const std::vector<EfiDevicePathNode>& nodes) {
       continue;
     }
     if (!text.empty() && text.back() != ',') text += "/";
-    text += describe_node(node);
+    text += describe_device_path_node(node);
   }
   return text;
 }
