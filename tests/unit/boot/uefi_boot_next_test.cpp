@@ -419,6 +419,29 @@ TEST(UefiBootNext, RefusesReadOnlyEfivarsBeforeAnyChange) {
   EXPECT_EQ(host.variables(), before);
 }
 
+TEST(UefiBootNext, IsTheRebootOfAHostItsFirmwareBootsAKernel) {
+  const UefiHost host;
+  const SysRoot root(host.root());
+  const BootModes modes = survey_boot_modes(root, "");
+  ASSERT_FALSE(modes.loaders.empty());
+  EXPECT_EQ(modes.loaders.front().place.loader, "uefi");
+  EXPECT_EQ(modes.loaders.front().place.directory, "/boot/efi");
+  EXPECT_TRUE(modes.loaders.front().usable) << modes.loaders.front().why;
+  EXPECT_NE(modes.loaders.front().why.find("Boot0001"), std::string::npos);
+  std::ostringstream notes;
+  auto method = make_boot_method("reboot", {"uefi", "/boot/efi"}, root, "b1", notes);
+  ASSERT_TRUE(method) << method.error().describe();
+  EXPECT_EQ((*method)->name(), "uefi");
+  EXPECT_TRUE((*method)->prepare(kNewKernel));
+  // Booted through GRUB: BootNext is offered, not usable, and says why.
+  host.put("Boot0001", load_option("debian", "\\EFI\\debian\\grubx64.efi", ""));
+  const BootModes through_grub = survey_boot_modes(SysRoot(host.root()), "");
+  ASSERT_FALSE(through_grub.loaders.empty());
+  EXPECT_FALSE(through_grub.loaders.back().usable);
+  EXPECT_NE(through_grub.loaders.back().why.find("this host boots through GRUB"),
+            std::string::npos);
+}
+
 TEST(UefiBootNext, NamesItsEntries) {
   EXPECT_EQ(uefi_entry_description("b1"), "kdrift bisect b1");
   EXPECT_EQ(kFirstKdriftBootEntry, 0x1000);
