@@ -2,6 +2,8 @@
 
 #include "boot/grub_boot.h"
 #include "boot/kexec_boot.h"
+#include "boot/loader_boot.h"
+#include "boot/uefi_boot_next.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -28,6 +30,37 @@ std::optional<LoaderSurvey> survey_grub(const SysRoot& root) {
   return std::nullopt;
 }
 
+// The efivarfs directory the live host or a tree root has, or where it would be: a method made
+// for a root without one refuses in its check, saying so.
+std::string efivars_of(const SysRoot& root) {
+  return efivars_directory(root).value_or(below_root(root.root(), kEfivarsPath));
+}
+
+// BootNext, on a host that booted through UEFI: the ESP where it is mounted (/boot/efi, /efi or
+// /boot, the first that holds an EFI folder), judged by the method's own check.
+std::optional<LoaderSurvey> survey_uefi(const SysRoot& root) {
+  auto efivars = efivars_directory(root);
+  if (!efivars) return std::nullopt;
+  for (const char* esp : {"/boot/efi", "/efi", "/boot"}) {
+    if (!root.kind(std::string(esp) + "/EFI")) continue;
+    LoaderSurvey survey{{"uefi", esp}, false, ""};
+    const UefiBootNext uefi(root, root.root(), esp, *efivars, "survey");
+    if (auto found = uefi.check_loader(); found) {
+      survey.usable = true;
+      survey.why = "the firmware boots an entry once (BootNext); this kernel is " +
+                   boot_entry_name(found->boot_current) + ", " + terminal_safe(found->image_path) +
+                   " on the EFI system partition at " + esp;
+    } else {
+      survey.why = found.error().describe();
+    }
+    return survey;
+  }
+  return LoaderSurvey{{"uefi", "/boot/efi"},
+                      false,
+                      "no EFI system partition mounted at /boot/efi, /efi or /boot (none holds "
+                      "an EFI folder)"};
+}
+
 }  // namespace
 
 std::optional<LoaderPlace> BootModes::reboot_loader() const {
@@ -41,6 +74,11 @@ BootModes survey_boot_modes(const SysRoot& root, const std::string& search_path)
   BootModes modes;
   modes.kexec = kexec_preflight(root, search_path);
   if (auto grub = survey_grub(root)) modes.loaders.push_back(std::move(*grub));
+  if (auto uefi = survey_uefi(root)) {
+    // Usable only when the firmware started this kernel itself: it is then what booted the host.
+    const auto at = uefi->usable ? modes.loaders.begin() : modes.loaders.end();
+    modes.loaders.insert(at, std::move(*uefi));
+  }
   return modes;
 }
 
@@ -97,6 +135,10 @@ Result<std::unique_ptr<BootMethod>> make_boot_method(const std::string& mode,
   if (mode == "reboot" && loader.loader == "grub") {
     return std::unique_ptr<BootMethod>(std::make_unique<GrubBoot>(
         root, root.root(), loader.directory, bisect_id, running_cmdline(root)));
+  }
+  if (mode == "reboot" && loader.loader == "uefi") {
+    return std::unique_ptr<BootMethod>(std::make_unique<UefiBootNext>(
+        root, root.root(), loader.directory, efivars_of(root), bisect_id));
   }
   return content_error("no boot method for mode \"" + terminal_safe(mode) + "\" and loader \"" +
                        terminal_safe(loader.loader) + "\"");
