@@ -18,7 +18,6 @@ namespace {
 
 constexpr std::size_t kMaxGrubConfigBytes = std::size_t{4} << 20;
 constexpr std::size_t kMaxGrubEnvironmentBytes = std::size_t{64} << 10;
-constexpr std::size_t kMaxCopiedFileBytes = std::size_t{512} << 20;
 constexpr long kBtrfsMagic = 0x9123683e;
 constexpr long kZfsMagic = 0x2fc12fc1;
 
@@ -134,21 +133,6 @@ std::string unwritable_by_grub(const SysRoot& root, int fd) {
   if (root.kind(device + "/dm")) return "it is on device-mapper (LVM, LUKS)";
   if (root.kind(device + "/md")) return "it is on md RAID";
   return "";
-}
-
-Result<std::string> read_descriptor(int fd, std::string_view shown) {
-  std::string bytes;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return make_error(errno, "read " + std::string(shown));
-    if (got == 0) return bytes;
-    bytes.append(buffer, static_cast<std::size_t>(got));
-    if (bytes.size() > kMaxCopiedFileBytes) {
-      return content_error(std::string(shown) + " is larger than 512 MiB");
-    }
-  }
 }
 
 }  // namespace
@@ -290,23 +274,16 @@ Status GrubBoot::prepare(const BootImage& image) {
 }
 
 Status GrubBoot::copy_candidate_files(const Prepared& prepared) const {
-  if (prepared.copy_kernel.empty() && prepared.copy_initrd.empty()) return ok_status();
   const auto id = loader_entry_id(bisect_id_);
   if (!id) return id.error();
-  auto boot = TrustedDir::open(below_root(root_path_, "/boot"));
-  if (!boot) return boot.error();
-  auto copies = boot->subdirectory(*id, TrustedDir::Missing::kCreate, 0755);
-  if (!copies) return copies.error();
-  for (const auto& [source, fd, name] :
-       {std::tuple{&prepared.copy_kernel, prepared.kernel_file.get(), "vmlinuz"},
-        std::tuple{&prepared.copy_initrd, prepared.initrd_file.get(), "initrd.img"}}) {
-    if (source->empty()) continue;
-    if (::lseek(fd, 0, SEEK_SET) != 0) return make_error(errno, "seek " + *source);
-    auto bytes = read_descriptor(fd, *source);
-    if (!bytes) return bytes.error();
-    if (auto copied = copies->replace_file(name, *bytes, 0644); !copied) return copied;
+  std::vector<FileCopy> copies;
+  if (!prepared.copy_kernel.empty()) {
+    copies.push_back({prepared.kernel_file.get(), "vmlinuz", prepared.copy_kernel});
   }
-  return ok_status();
+  if (!prepared.copy_initrd.empty()) {
+    copies.push_back({prepared.initrd_file.get(), "initrd.img", prepared.copy_initrd});
+  }
+  return copy_candidate_files_into(below_root(root_path_, "/boot"), *id, copies);
 }
 
 Status GrubBoot::boot(const BootImage& image, const BootOptions& options, std::ostream& log) {

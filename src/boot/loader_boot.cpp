@@ -1,5 +1,7 @@
 #include "boot/loader_boot.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 
 #include "boot/kexec.h"
@@ -34,6 +36,43 @@ std::string below_root(const std::string& root_path, std::string_view path) {
   while (base.size() > 1 && base.back() == '/')
     base.pop_back();
   return base + std::string(path);
+}
+
+namespace {
+
+constexpr std::size_t kMaxCopiedFileBytes = std::size_t{512} << 20;
+
+Result<std::string> read_descriptor(int fd, std::string_view shown) {
+  if (::lseek(fd, 0, SEEK_SET) != 0) return make_error(errno, "seek " + std::string(shown));
+  std::string bytes;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return make_error(errno, "read " + std::string(shown));
+    if (got == 0) return bytes;
+    bytes.append(buffer, static_cast<std::size_t>(got));
+    if (bytes.size() > kMaxCopiedFileBytes) {
+      return content_error(std::string(shown) + " is larger than 512 MiB");
+    }
+  }
+}
+
+}  // namespace
+
+Status copy_candidate_files_into(const std::string& parent, const std::string& folder,
+                                 const std::vector<FileCopy>& files) {
+  if (files.empty()) return ok_status();
+  auto base = TrustedDir::open(parent);
+  if (!base) return base.error();
+  auto copies = base->subdirectory(folder, TrustedDir::Missing::kCreate, 0755);
+  if (!copies) return copies.error();
+  for (const FileCopy& file : files) {
+    auto bytes = read_descriptor(file.fd, file.shown);
+    if (!bytes) return bytes.error();
+    if (auto copied = copies->replace_file(file.name, *bytes, 0644); !copied) return copied;
+  }
+  return ok_status();
 }
 
 Status remove_copied_files(const std::string& directory, std::ostream& log) {

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "boot/boot_method.h"
 #include "util/result.h"
@@ -26,6 +27,18 @@ Result<std::string> loader_entry_id(std::string_view bisect_id);
 
 // path (absolute, as the host sees it) below root_path ("/" for the live host).
 std::string below_root(const std::string& root_path, std::string_view path);
+
+// A candidate's file to copy where the loader can read it: the descriptor that was checked.
+struct FileCopy {
+  int fd = -1;
+  std::string name;   // in the copies' folder
+  std::string shown;  // the file it came from, for messages
+};
+
+// files copied into parent/folder (made if missing, root's), each replaced atomically; nothing
+// to copy makes nothing. At most 512 MiB a file.
+Status copy_candidate_files_into(const std::string& parent, const std::string& folder,
+                                 const std::vector<FileCopy>& files);
 
 // The folder kdrift copied candidates' files into, removed with them (only plain files are
 // there); one that is not there is not an error.
