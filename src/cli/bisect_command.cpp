@@ -614,6 +614,7 @@ void register_bisect(CLI::App& app, int& exit_status) {
   register_modes(*bisect);
   register_views(*bisect, state_dir);
   register_bisect_knobs(*bisect, state_dir, state_option, exit_status);
+  register_bisect_supervise(*bisect, exit_status);
 }
 
 }  // namespace kdrift
