@@ -158,6 +158,12 @@ Result<ModeChoice> choose_boot_mode(const BootModes& modes, std::string_view req
                          kexec_problems);
   }
   if (requested == "reboot") return reboot();
+  if (modes.kexec.ok() && modes.kexec_lost_devices) {
+    if (auto chosen = reboot()) {
+      chosen->why = "auto: kexec works, but " + modes.kexec_history + "; " + chosen->why;
+      return chosen;
+    }
+  }
   if (modes.kexec.ok()) return ModeChoice{"kexec", {}, "auto: kexec works here"};
   auto chosen = reboot();
   if (!chosen) {
@@ -174,6 +180,8 @@ void print_boot_modes(const BootModes& modes, std::ostream& out) {
     out << "  " << terminal_safe(problem) << "\n";
   for (const std::string& note : modes.kexec.notes)
     out << "  note: " << terminal_safe(note) << "\n";
+  if (!modes.kexec_history.empty())
+    out << "  history: " << terminal_safe(modes.kexec_history) << "\n";
   if (modes.loaders.empty()) out << "reboot: no boot loader found (GRUB, systemd-boot, UEFI)\n";
   for (const LoaderSurvey& survey : modes.loaders) {
     out << "reboot through " << survey.place.loader << " (" << terminal_safe(survey.place.directory)

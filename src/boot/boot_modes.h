@@ -28,6 +28,11 @@ struct LoaderSurvey {
 struct BootModes {
   KexecPreflight kexec;
   std::vector<LoaderSurvey> loaders;  // every loader found, the one that booted the host first
+  // What the boot history says about kexec and this host's devices (empty: not looked at), and
+  // whether kexec'd kernels came up without devices here before: then `--mode auto` reboots
+  // where a loader can, as kexec works but would not be an honest test.
+  std::string kexec_history;
+  bool kexec_lost_devices = false;
   // The loader a reboot bisect would use: the first usable one.
   std::optional<LoaderPlace> reboot_loader() const;
 };

@@ -28,6 +28,8 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/service_install.h"
+#include "history/boot_history.h"
+#include "history/kexec_devices.h"
 #include "report/bisect_markdown.h"
 #include "rules/finding_signature.h"
 #include "rules/rule_loader.h"
@@ -118,13 +120,36 @@ std::string search_path() {
   return path != nullptr ? path : "/usr/sbin:/usr/bin:/sbin:/bin";
 }
 
+// The survey of boot modes below root, with what root's boot history says about kexec and
+// devices (kdrift-bootcheck.service records it; a rehearsal's root holds its own).
+BootModes survey_with_history(const SysRoot& root) {
+  BootModes modes = survey_boot_modes(root, search_path());
+  const std::string dir = root.live() ? std::string(kDefaultBootDirectory)
+                                      : root.root() + std::string(kDefaultBootDirectory);
+  auto boots = list_boots(dir);
+  if (!boots) {
+    modes.kexec_history =
+        "whether kexec'd kernels lose devices here cannot be told: " + boots.error().describe();
+  } else if (boots->empty()) {
+    modes.kexec_history =
+        "whether kexec'd kernels lose devices here is unknown: no boot history "
+        "in " +
+        dir + " (kdrift history install records every boot)";
+  } else {
+    const KexecDeviceHistory history = kexec_device_history(*boots);
+    modes.kexec_history = describe_kexec_history(history, dir);
+    modes.kexec_lost_devices = !history.losses.empty();
+  }
+  return modes;
+}
+
 // --mode kexec, reboot or auto judged against this host (below root) and the candidates' images
 // before anything is recorded: the mode chosen, and a reboot's loader, go into the request.
 // candidates: null when kdrift builds them (--git).
 void resolve_boot_mode(StartRequest& args, const SysRoot& root,
                        const std::vector<Candidate>* candidates) {
   if (args.mode != "kexec" && args.mode != "reboot" && args.mode != "auto") return;
-  BootModes modes = survey_boot_modes(root, search_path());
+  BootModes modes = survey_with_history(root);
   std::vector<BootImage> images;
   if (candidates != nullptr) {
     for (const Candidate& candidate : *candidates)
@@ -586,9 +611,8 @@ void register_modes(CLI::App& bisect) {
       "Which ways this host can boot a bisect's candidates (kexec, a reboot through its boot "
       "loader) and why not the others");
   command->add_option("--root", *root_path, "Judge the host below DIR")->capture_default_str();
-  command->callback([root_path] {
-    print_boot_modes(survey_boot_modes(SysRoot(*root_path), search_path()), std::cout);
-  });
+  command->callback(
+      [root_path] { print_boot_modes(survey_with_history(SysRoot(*root_path)), std::cout); });
 }
 
 }  // namespace

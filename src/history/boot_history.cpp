@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <ctime>
 
+#include "history/kexec_devices.h"
 #include "snapshot/json_access.h"
 #include "util/gzip.h"
 #include "util/trusted_dir.h"
@@ -30,6 +31,11 @@ BootRecord read_boot(const TrustedDir& dir, const std::string& name) {
   record.boot_id = kernel != nullptr ? text_member(*kernel, "boot_id") : std::string();
   record.release = kernel != nullptr ? text_member(*kernel, "release") : std::string();
   record.captured_at = capture != nullptr ? text_member(*capture, "captured_at") : std::string();
+  if (kernel != nullptr) {
+    const auto loader = integer_member(*kernel, "loader_type");
+    if (loader && *loader >= 0 && *loader <= 0xff) record.loader_type = static_cast<int>(*loader);
+  }
+  record.devices = hardware_devices(*snapshot);
   // Without its boot id a record can be neither deduplicated nor told from this boot.
   if (record.boot_id.empty()) record.error = record.path + ": the snapshot has no kernel.boot_id";
   return record;

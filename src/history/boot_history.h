@@ -26,6 +26,8 @@ struct BootRecord {
   std::string boot_id;      // kernel.boot_id of the snapshot (the whole id, not the name's 8)
   std::string release;      // kernel.release
   std::string captured_at;  // capture.captured_at, "2025-01-31T08:09:10Z"
+  std::optional<int> loader_type;    // kernel.loader_type: what started the kernel (x86)
+  std::vector<std::string> devices;  // hardware_devices (kexec_devices.h)
   // Why the file could not be read (truncated, not a snapshot); then only path is set.
   std::string error;
 };

@@ -17,6 +17,7 @@
 #include "support/grub_fixture.h"
 #include "support/pe_image.h"
 #include "support/system.h"
+#include "util/gzip.h"
 
 namespace kdrift {
 namespace {
@@ -195,6 +196,37 @@ TEST_F(BisectReboot, LockdownWithUnsignedCandidatesMakesAutoRebootAndKexecIsRefu
   EXPECT_NE(chosen.out.find("mode: reboot through grub (auto: kexec cannot"), std::string::npos)
       << chosen.out;
   EXPECT_NE(chosen.out.find("locked down (integrity)"), std::string::npos) << chosen.out;
+}
+
+// The host's boot history (root's /var/lib/kdrift/boots) holds a boot started by kexec that came
+// up without the NVMe controller the boot before it had.
+TEST_F(BisectReboot, KexecdKernelsThatLostDevicesBeforeMakeAutoReboot) {
+  const auto boot = [this](const std::string& id, int loader_type, bool nvme) {
+    Json snapshot = new_snapshot();
+    snapshot["capture"]["captured_at"] = "2026-12-0" + id + "T08:00:00Z";
+    snapshot["kernel"] = {
+        {"boot_id", id + "-boot"}, {"release", "6.1." + id}, {"loader_type", loader_type}};
+    if (nvme) snapshot["pci"]["devices"]["0000:01:00.0"] = {{"driver", "nvme"}};
+    auto packed = gzip(to_text(snapshot), id);
+    ASSERT_TRUE(packed);
+    dir_.write("root/var/lib/kdrift/boots/2026120" + id + "T080000Z-" + id + ".json.gz", *packed);
+  };
+  boot("1", 0x72, true);
+  boot("2", 0xd0, false);
+  const auto modes =
+      testing::run_command(testing::kdrift_binary() + " bisect modes --root " + root());
+  EXPECT_NE(modes.out.find("history: kexec'd kernels lost devices on this host before: the boot "
+                           "of \"6.1.2\""),
+            std::string::npos)
+      << modes.out;
+  EXPECT_NE(modes.out.find("\"pci 0000:01:00.0 (nvme)\""), std::string::npos) << modes.out;
+  const auto chosen = bisect("start --root " + root() + " --mode auto --good c0 --bad c5 " +
+                             "--predicate iommu.strict --candidates " + dir_.path() + "/list.txt");
+  ASSERT_EQ(chosen.status, 0) << chosen.out;
+  EXPECT_NE(chosen.out.find("mode: reboot through grub (auto: kexec works, but kexec'd kernels "
+                            "lost devices"),
+            std::string::npos)
+      << chosen.out;
 }
 
 TEST_F(BisectReboot, LockdownWithSignedCandidatesLeavesKexec) {

@@ -69,12 +69,13 @@ class BisectSupervise : public ::testing::Test {
     dir_.write("report.json", report("running", 1));
   }
   // kdrift bisect supervise with the fakes and small times, and how long it ran.
-  testing::CommandRun supervise(const std::string& options = "") {
+  testing::CommandRun supervise(const std::string& options = "", int timeout = 2) {
     const auto started = std::chrono::steady_clock::now();
     auto run = testing::run_command(
         "env KDRIFT_FAKE_HOST=" + dir_.path() + " " + testing::kdrift_binary() +
         " bisect supervise --status-command " + dir_.path() + "/status --power-cycle " +
-        dir_.path() + "/power-cycle --timeout 2 --interval 1 " + options);
+        dir_.path() + "/power-cycle --timeout " + std::to_string(timeout) + " --interval 1 " +
+        options);
     took_ = std::chrono::steady_clock::now() - started;
     return run;
   }
@@ -85,13 +86,14 @@ class BisectSupervise : public ::testing::Test {
 };
 
 TEST_F(BisectSupervise, ProgressOnEveryPollKeepsTheHostFromBeingPowerCycled) {
-  for (int poll = 1; poll <= 5; ++poll)
+  for (int poll = 1; poll <= 7; ++poll)
     dir_.write("queue/" + std::to_string(poll), report("running", poll + 1));
-  dir_.write("queue/6", report("done", 7));
-  const auto run = supervise();
+  dir_.write("queue/8", report("done", 9));
+  // A 3 s timeout over polls a second apart leaves a loaded machine 2 s to run each poll.
+  const auto run = supervise("", 3);
   ASSERT_EQ(run.status, 0) << run.out;
-  // Six polls a second apart: more than twice the timeout without a power cycle.
-  EXPECT_GE(took_, std::chrono::seconds(5));
+  // Eight polls a second apart: more than twice the timeout without a power cycle.
+  EXPECT_GE(took_, std::chrono::seconds(7));
   EXPECT_EQ(power_log(), "");
   EXPECT_NE(run.out.find("progress: c2 3 samples\n"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("done: first bad: c4\n"), std::string::npos) << run.out;

@@ -26,6 +26,22 @@ TEST(KernelCollector, GarbageTaintedIsUnavailableNotZero) {
             std::string::npos);
 }
 
+TEST(KernelCollector, TheBootLoaderTypeComesFromTheBootParams) {
+  testing::TempDir tree;
+  std::string params(4096, '\0');
+  params[0x210] = static_cast<char>(0xd0);  // kexec_file_load's type_of_loader
+  tree.write("sys/kernel/boot_params/data", params);
+  EXPECT_EQ(collect_kernel(SysRoot(tree.path()))["loader_type"], 0xd0);
+  tree.write("sys/kernel/boot_params/data", params.substr(0, 0x210));
+  const Json cut = collect_kernel(SysRoot(tree.path()));
+  EXPECT_FALSE(cut.contains("loader_type"));
+  EXPECT_NE(cut["unavailable"]["loader_type"].get<std::string>().find("528 bytes"),
+            std::string::npos);
+  const testing::TempDir other_architecture;
+  EXPECT_TRUE(
+      collect_kernel(SysRoot(other_architecture.path()))["unavailable"].contains("loader_type"));
+}
+
 // A dump that kept /proc/version but not /proc/sys/kernel (sos reports, support bundles).
 TEST(KernelCollector, ReleaseAndVersionFromProcVersion) {
   testing::TempDir tree;

@@ -206,10 +206,10 @@ TEST(BootHistory, AnUnshapedCaptureTimeStillGivesASortableName) {
 // Three readable boots and an unreadable file between them: the kernel change is against the
 // readable boot listed before, and only the boot with this boot's id is this boot.
 std::vector<BootRecord> three_boots_and_a_bad_file() {
-  return {{"/h/1.json.gz", "aaa", "6.1.0-50-amd64", "2026-11-01T08:00:00Z", ""},
-          {"/h/2.json.gz", "bbb", "6.1.0-50-amd64", "2026-11-02T08:00:00Z", ""},
-          {"/h/x.json.gz", "", "", "", "truncated gzip stream"},
-          {"/h/3.json.gz", "ccc", "6.12.0-1-amd64", "2026-11-03T08:00:00Z", ""}};
+  return {{"/h/1.json.gz", "aaa", "6.1.0-50-amd64", "2026-11-01T08:00:00Z", {}, {}, ""},
+          {"/h/2.json.gz", "bbb", "6.1.0-50-amd64", "2026-11-02T08:00:00Z", {}, {}, ""},
+          {"/h/x.json.gz", "", "", "", {}, {}, "truncated gzip stream"},
+          {"/h/3.json.gz", "ccc", "6.12.0-1-amd64", "2026-11-03T08:00:00Z", {}, {}, ""}};
 }
 
 TEST(HistoryDocument, MarksWhereTheKernelChangedAndThisBoot) {
