@@ -338,13 +338,17 @@ void require_signed_images(KexecPreflight& preflight, const SysRoot& root,
     preflight.problems.push_back("kdrift builds the candidates unsigned and " + refusal + ".");
     return;
   }
+  std::vector<std::string> unsigned_images;
   for (const BootImage& image : images) {
     const auto head = root.read_head(image.kernel, kPeHeadBytes);
-    if (head && !pe_image_signed(*head)) {
-      preflight.problems.push_back("candidate " + image.label + ": " + image.kernel +
-                                   " carries no signature and " + refusal + ".");
-    }
+    if (head && !pe_image_signed(*head))
+      unsigned_images.push_back(image.label + " (" + image.kernel + ")");
   }
+  if (unsigned_images.empty()) return;
+  const bool one = unsigned_images.size() == 1;
+  preflight.problems.push_back((one ? "candidate " : "candidates ") + join(unsigned_images, ", ") +
+                               (one ? " carries" : " carry") + " no signature and " + refusal +
+                               ".");
 }
 
 bool systemd_is_pid1(const SysRoot& root) {

@@ -260,8 +260,8 @@ TEST(RequireSignedImages, UnderLockdownEachUnsignedCandidateIsAProblem) {
                          {"/absent", "", "", "6.13-absent"}},
                         false);
   ASSERT_EQ(preflight.problems.size(), 1u) << all_of(preflight.problems);
-  EXPECT_TRUE(mentions(preflight.problems, "candidate 6.12-unsigned"));
-  EXPECT_TRUE(mentions(preflight.problems, "carries no signature"));
+  EXPECT_TRUE(mentions(preflight.problems,
+                       "candidate 6.12-unsigned (/vmlinuz-unsigned) carries no signature"));
   EXPECT_TRUE(mentions(preflight.problems, "locked down (integrity)"));
   EXPECT_TRUE(mentions(preflight.problems, "--mode reboot"));
 }
