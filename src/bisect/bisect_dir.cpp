@@ -31,11 +31,21 @@ Result<UniqueFd> take_lock(const TrustedDir& dir) {
   return fd;
 }
 
-std::string verdict_text(const Search& search, std::size_t index, const SearchConfig& config) {
+// "did not boot" only when no boot of the candidate reached step: a candidate that came up once
+// and crashed while it was measured did boot.
+std::string verdict_text(const Session& session, std::size_t index) {
+  const Search& search = session.search;
   const CandidateState& state = search.state(index);
   if (state.declared_skip) return "skip";
   if (state.declared) return verdict_name(*state.declared);
-  if (state.crashes >= config.max_attempts) return "skip (crashed)";
+  if (state.crashes >= session.start.config.max_attempts) {
+    const auto& reasons = session.crash_reasons[index];
+    const bool never_booted = !reasons.empty() && std::all_of(reasons.begin(), reasons.end(),
+                                                              [](const std::string& reason) {
+                                                                return reason == kDidNotBoot;
+                                                              });
+    return never_booted ? "skip (did not boot)" : "skip (crashed)";
+  }
   if (search.skipped(index)) return "skip (not told apart)";
   if (state.judgement) return verdict_name(state.judgement->verdict);
   return "pending";
@@ -207,7 +217,7 @@ Json bisect_report(const Session& session) {
     if (i == session.start.good || i == session.start.bad) {
       step["verdict"] = i == session.start.good ? "good (endpoint)" : "bad (endpoint)";
     } else {
-      step["verdict"] = verdict_text(search, i, session.start.config);
+      step["verdict"] = verdict_text(session, i);
     }
     if (state.judgement) step["reason"] = state.judgement->reason;
     if (const Json& details = session.details[i]; details.is_object()) {

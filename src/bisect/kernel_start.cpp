@@ -206,7 +206,10 @@ Result<KernelStartPlan> plan_kernel_start(const KernelStartRequest& kernel,
   StartRequest named = request;
   named.good = candidates->front().name;
   named.bad = candidates->back().name;
-  named.mode = kernel.boot_command.empty() ? "kexec" : "command";
+  // Built kernels boot on this host by kexec or through its boot loader, else by the command.
+  named.mode = !kernel.boot_command.empty() ? "command"
+               : request.mode == "reboot"   ? "reboot"
+                                            : "kexec";
   auto start = plan_start(named, *candidates, std::move(id), predicate_check);
   if (!start) return start.error();
   start->kernel_source = std::move(*source);

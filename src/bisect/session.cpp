@@ -76,10 +76,32 @@ Status check_built_candidates(const BisectStart& start, const std::string& where
   return ok_status();
 }
 
+// A reboot bisect's loader: a directory the journal names is one step will write below, so it
+// must be a plain absolute path (no "..", nothing a terminal or a loader's file would read as
+// more than a name).
+Result<LoaderPlace> loader_from(const Json& event, const std::string& where) {
+  const Json* loader = object_member(event, "loader");
+  LoaderPlace place;
+  if (loader != nullptr) place = {text_member(*loader, "name"), text_member(*loader, "directory")};
+  const bool known =
+      place.loader == "grub" || place.loader == "systemd-boot" || place.loader == "uefi";
+  if (!known || !is_plain_absolute_path(place.directory)) {
+    return content_error(where +
+                         ": a reboot bisect's start needs loader {name: grub, systemd-boot or "
+                         "uefi; directory: a plain absolute path}");
+  }
+  return place;
+}
+
 Result<BisectStart> start_from(const Json& event, const std::string& where) {
   BisectStart start;
   start.id = text_member(event, "id");
   start.mode = text_member(event, "mode");
+  if (start.mode == "reboot") {
+    auto loader = loader_from(event, where);
+    if (!loader) return loader.error();
+    start.loader = std::move(*loader);
+  }
   start.profile = text_member(event, "profile");
   start.target = text_member(event, "target");
   if (const Json* cmdline = object_member(event, "cmdline")) {
@@ -152,6 +174,8 @@ Status add_outcome(Session& session, std::size_t index, const std::string& kind,
     session.search.add_samples(index, numbers);
   } else if (kind == "crash") {
     session.search.add_crash(index);
+    const std::string reason = text_member(event, "reason");
+    session.crash_reasons[index].push_back(reason.empty() ? "crashed" : reason);
   } else if (kind == "build") {
     CandidateBuild build{text_member(event, "outcome"), text_member(event, "release"),
                          number_member(event, "seconds").value_or(0), false,
@@ -206,6 +230,7 @@ Status replay_event(Session& session, CandidateNames& names, const Json& event,
     session.search.add_candidate();
     session.details.emplace_back();
     session.builds.emplace_back();
+    session.crash_reasons.emplace_back();
     return ok_status();
   }
   const auto found = names.find(text_member(event, "candidate"));
@@ -220,8 +245,19 @@ Status replay_event(Session& session, CandidateNames& names, const Json& event,
     if (!number || *number != expected) {
       return content_error(where + ": attempt must be numbered " + std::to_string(expected));
     }
-    session.attempts.push_back({expected, index, text_member(event, "boot_id")});
+    session.attempts.push_back({expected, index, text_member(event, "boot_id"), ""});
     session.pending = session.attempts.back();
+    return ok_status();
+  }
+  if (kind == "booted") {
+    // Not an outcome: the attempt stays pending until its measurement or its crash.
+    const auto number = number_member(event, "attempt");
+    if (!session.pending || session.pending->candidate != index || !number ||
+        *number != session.pending->number) {
+      return content_error(where + ": a booted event must name the pending attempt");
+    }
+    session.pending->arrived_boot = text_member(event, "boot_id");
+    session.attempts.back().arrived_boot = session.pending->arrived_boot;
     return ok_status();
   }
   if (session.pending && session.pending->candidate == index) session.pending.reset();
@@ -258,6 +294,9 @@ Json start_event(const BisectStart& start) {
     event["cmdline"] = {{"good", start.cmdline_good}, {"changes", std::move(changes)}};
   }
   if (!start.target.empty()) event["target"] = start.target;
+  if (start.mode == "reboot") {
+    event["loader"] = {{"name", start.loader.loader}, {"directory", start.loader.directory}};
+  }
   if (start.kernel_source) event["kernel_source"] = kernel_source_json(*start.kernel_source);
   return event;
 }
@@ -279,6 +318,15 @@ Json samples_event(const std::string& candidate, const std::vector<double>& valu
 
 Json crash_event(const std::string& candidate) {
   return {{"event", "crash"}, {"candidate", candidate}};
+}
+
+Json booted_event(const std::string& candidate, int attempt, const std::string& boot_id) {
+  return {
+      {"event", "booted"}, {"candidate", candidate}, {"attempt", attempt}, {"boot_id", boot_id}};
+}
+
+bool boots_candidates(const std::string& mode) {
+  return mode == "kexec" || mode == "reboot";
 }
 
 Json verdict_event(const std::string& candidate, const std::string& verdict,
@@ -320,7 +368,8 @@ Result<Session> replay(const std::vector<Json>& events, const std::string& sourc
                   std::nullopt,
                   {},
                   std::vector<Json>(start->candidates.size()),
-                  std::vector<std::optional<CandidateBuild>>(start->candidates.size())};
+                  std::vector<std::optional<CandidateBuild>>(start->candidates.size()),
+                  std::vector<std::vector<std::string>>(start->candidates.size())};
   CandidateNames names = candidate_names(session.start);
   for (std::size_t i = 1; i < events.size(); ++i) {
     const std::string where = source + ": event " + std::to_string(i + 1);

@@ -14,6 +14,7 @@
 #include "bisect/cmdline_candidates.h"
 #include "bisect/kernel_source.h"
 #include "bisect/search.h"
+#include "boot/boot_method.h"
 #include "model/bisect_metric.h"
 #include "snapshot/snapshot.h"
 #include "util/result.h"
@@ -26,7 +27,8 @@ struct BisectStart {
   std::size_t good = 0;
   std::size_t bad = 0;
   BisectMetric metric;
-  std::string mode;  // "kexec" or "manual"
+  std::string mode;    // "kexec", "reboot", "manual" or "command"
+  LoaderPlace loader;  // mode "reboot": the loader that boots each candidate once
   // What `step` measures on: the probe profile run before a finding is judged (empty: a capture
   // alone) and the probe's target device or file.
   std::string profile;
@@ -48,6 +50,15 @@ Json verdict_event(const std::string& candidate, const std::string& verdict, con
 // Written, and synced, before a kexec into the candidate: attempt numbers count from 1 and go
 // into the command line's bisect token; boot_id is the boot that loaded the kexec.
 Json attempt_event(const std::string& candidate, int attempt, const std::string& boot_id);
+// Written by step on the boot that came up as an attempted candidate, before it measures: a boot
+// that never wrote it did not boot (a panic, a hang, no root disk); one that did and never
+// recorded a measurement crashed while measuring.
+Json booted_event(const std::string& candidate, int attempt, const std::string& boot_id);
+// The reason a crash event gives when its candidate never reached step.
+inline constexpr std::string_view kDidNotBoot = "did not boot";
+// Whether step boots the candidates itself (kexec or a loader's one-shot entry), and so must
+// find, on the next boot, whether the attempted candidate came up.
+bool boots_candidates(const std::string& mode);
 // A candidate's build (a kernel bisect): "built", "failed" or "timed-out"; a build that did not
 // produce a kernel makes the candidate untestable, as git bisect's skip does.
 struct CandidateBuild {
@@ -67,6 +78,7 @@ struct Attempt {
   int number = 0;
   std::size_t candidate = 0;
   std::string boot_id;
+  std::string arrived_boot;  // the candidate's boot that reached step (booted_event), if any
 };
 
 struct Session {
@@ -79,6 +91,8 @@ struct Session {
   std::vector<std::string> measured_boots;  // boot ids a measurement or a step verdict came from
   std::vector<Json> details;                // per candidate: the last event's "details", or null
   std::vector<std::optional<CandidateBuild>> builds;  // per candidate: its last build
+  // Per candidate: every crash's reason (kDidNotBoot, or "crashed" when the event gives none).
+  std::vector<std::vector<std::string>> crash_reasons;
 };
 
 // Errors name source and the event's position: no start first, an unknown event or candidate, a

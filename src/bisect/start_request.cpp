@@ -88,13 +88,20 @@ Status set_mode(const StartRequest& request, BisectStart& start) {
                                        [](const Candidate& c) { return !c.kernel.empty(); });
   start.mode =
       !request.mode.empty() ? request.mode : (measured && all_kernels ? "kexec" : "manual");
-  if (start.mode != "kexec") return ok_status();
-  if (!measured) return content_error("--mode kexec needs --metric or --predicate: step measures");
+  if (!boots_candidates(start.mode)) return ok_status();
+  const std::string option = "--mode " + start.mode;
+  if (!measured) return content_error(option + " needs --metric or --predicate: step measures");
   for (const Candidate& candidate : start.candidates) {
     // A commit or config kdrift builds has its kernel once built.
     if (candidate.kernel.empty() && candidate.commit.empty()) {
-      return content_error("--mode kexec: candidate " + candidate.name + " has no kernel=");
+      return content_error(option + ": candidate " + candidate.name + " has no kernel=");
     }
+  }
+  if (start.mode == "reboot") {
+    if (request.loader.loader.empty()) {
+      return content_error("--mode reboot: no boot loader found that can boot a kernel once");
+    }
+    start.loader = request.loader;
   }
   return ok_status();
 }

@@ -21,7 +21,8 @@ struct StartRequest {
   bool cmdline = false;
   std::string metric;     // --metric, probe:PROFILE:ENGINE:IODEPTH:STAT
   std::string predicate;  // --predicate, a finding id
-  std::string mode;       // "kexec", "manual", or empty: chosen
+  std::string mode;       // "kexec", "reboot", "manual", or empty: chosen
+  LoaderPlace loader;     // mode "reboot": the loader found on this host
   std::string profile;
   std::string target = ".";
   int reference_samples = SearchConfig{}.reference_samples;

@@ -43,7 +43,7 @@ std::optional<std::size_t> booted_candidate(const Session& session, const BootId
 
 StepPlan plan(StepPlan::Kind kind, const Action& action, std::size_t candidate, int attempt,
               std::string why) {
-  return {kind, action, candidate, attempt, std::move(why), {}};
+  return {kind, action, candidate, attempt, std::move(why), {}, {}};
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ StepPlan plan_step(const Session& session, const BootIdentity& boot) {
   const SessionNext next = session_next(session);
   const Action& action = next.action;
   const auto token = find_bisect_token(boot.cmdline);
-  const bool kexec = session.start.mode == "kexec";
+  const bool kexec = boots_candidates(session.start.mode);
 
   if (kexec && session.pending) {
     const Attempt& pending = *session.pending;
@@ -98,9 +98,11 @@ StepPlan plan_step(const Session& session, const BootIdentity& boot) {
     const bool arrived = booted_candidate(session, boot, token) == pending.candidate &&
                          token->attempt == pending.number;
     if (!arrived) {
-      return plan(StepPlan::Kind::kRecordCrash, action, pending.candidate, pending.number,
-                  name + " did not come back from attempt " + std::to_string(pending.number) +
-                      ": " + describe_boot(boot, token));
+      StepPlan crash = plan(StepPlan::Kind::kRecordCrash, action, pending.candidate, pending.number,
+                            name + " did not come back from attempt " +
+                                std::to_string(pending.number) + ": " + describe_boot(boot, token));
+      crash.crash_reason = pending.arrived_boot.empty() ? std::string(kDidNotBoot) : "crashed";
+      return crash;
     }
   }
   if (action.kind != Action::Kind::kMeasure) {

@@ -35,7 +35,7 @@ struct BootIdentity {
 struct StepPlan {
   enum class Kind {
     kFinished,      // the bisect has an answer (or refused): report it
-    kMeasureHere,   // this boot is the candidate to measure
+    kMeasureHere,   // this boot is the candidate to measure (a booted attempt: say so first)
     kRecordCrash,   // the attempted candidate did not come back: record it, then plan again
     kBoot,          // record a new attempt, then kexec into the candidate
     kBootAgain,     // the attempt recorded in this very boot never ran its kexec: run it now
@@ -48,6 +48,8 @@ struct StepPlan {
   int attempt = 0;  // kBoot: the new attempt's number; kBootAgain / kRecordCrash: the pending one
   std::string why;
   Candidate to_add;
+  // kRecordCrash: kDidNotBoot when the attempt never reached step, else "crashed".
+  std::string crash_reason;
 };
 
 StepPlan plan_step(const Session& session, const BootIdentity& boot);

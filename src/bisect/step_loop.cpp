@@ -58,9 +58,9 @@ Status boot_into(const Session& session, const StepPlan& plan, const BootIdentit
                  StepHost& host, StepJournal& journal, bool dry_run, std::ostream& out) {
   // The image depends on the bisect's id and plan's attempt only, which recording does not change.
   const Candidate& candidate = session.start.candidates[plan.candidate];
-  const KexecImage image = candidate_image(
+  const BootImage image = candidate_image(
       session, plan, boot, candidate.commit.empty() ? "" : host.built_kernel(candidate));
-  if (auto ready = host.prepare_kexec(image); !ready) return ready;
+  if (auto ready = host.prepare_boot(image); !ready) return ready;
   const std::string& name = session.start.candidates[plan.candidate].name;
   out << "booting " << terminal_safe(name) << ", attempt " << plan.attempt << " ("
       << terminal_safe(plan.why) << ")\n";
@@ -69,7 +69,7 @@ Status boot_into(const Session& session, const StepPlan& plan, const BootIdentit
     auto recorded = journal.record(attempt_event(name, plan.attempt, boot.boot_id));
     if (!recorded) return recorded.error();
   }
-  return host.kexec(image, dry_run);
+  return host.start_boot(image, dry_run);
 }
 
 // Builds the candidate before its first boot and records how it went: a build that failed is a
@@ -87,18 +87,31 @@ Json crash_record(const std::string& name, const StepPlan& plan) {
   Json event = crash_event(name);
   event["attempt"] = plan.attempt;
   event["why"] = plan.why;
+  event["reason"] = plan.crash_reason;
   return event;
+}
+
+// The attempted candidate reached step on this boot: recorded once, before the measurement, so
+// that a crash while measuring is not taken for a kernel that did not boot.
+Result<Session> note_arrival(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                             StepJournal& journal) {
+  if (!session.pending || session.pending->number != plan.attempt ||
+      session.pending->arrived_boot == boot.boot_id) {
+    return session;
+  }
+  return journal.record(
+      booted_event(session.start.candidates[plan.candidate].name, plan.attempt, boot.boot_id));
 }
 
 }  // namespace
 
-KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot,
-                           const std::string& built_kernel) {
+BootImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                          const std::string& built_kernel) {
   const Candidate& candidate = session.start.candidates[plan.candidate];
   const std::string base =
       candidate.append.empty() ? strip_boot_words(boot.cmdline) : candidate.append;
   return {built_kernel.empty() ? candidate.kernel : built_kernel, candidate.initrd,
-          base + " " + format_bisect_token(session.start.id, plan.attempt)};
+          base + " " + format_bisect_token(session.start.id, plan.attempt), candidate.name};
 }
 
 std::string step_snapshot_name(const Session& session, std::size_t candidate) {
@@ -136,7 +149,8 @@ Result<StepOutcome> run_step(Session session, StepHost& host, StepJournal& journ
       case StepPlan::Kind::kMeasureHere:
         out << "measuring " << terminal_safe(name) << " (" << terminal_safe(plan.why) << ")\n";
         if (dry_run) return StepOutcome{false, std::move(session)};
-        next = measure_here(session, plan, *boot, host, journal, out);
+        next = note_arrival(session, plan, *boot, journal);
+        if (next) next = measure_here(*next, plan, *boot, host, journal, out);
         break;
       case StepPlan::Kind::kBoot:
       case StepPlan::Kind::kBootAgain:

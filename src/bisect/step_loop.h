@@ -11,7 +11,7 @@
 
 #include "bisect/session.h"
 #include "bisect/step.h"
-#include "boot/kexec.h"
+#include "boot/boot_method.h"
 #include "model/bisect_metric.h"
 #include "util/result.h"
 
@@ -27,11 +27,12 @@ class StepHost {
   // A functional bisect's verdict event on this boot for the candidate (without boot id and
   // attempt): the start's finding observed here against the endpoints'.
   virtual Result<Json> judge_finding(const Session& session, std::size_t candidate) = 0;
-  // Whether this host can kexec into image (the machine, and the image's files); checked before
-  // an attempt is recorded.
-  virtual Status prepare_kexec(const KexecImage& image) = 0;
-  // Loads the image and jumps into it: returns only on a dry run, or with an error.
-  virtual Status kexec(const KexecImage& image, bool dry_run) = 0;
+  // Whether this host can boot image the bisect's way (the machine, the boot loader, the
+  // image's files); checked before an attempt is recorded.
+  virtual Status prepare_boot(const BootImage& image) = 0;
+  // Starts the boot into the image (kexec, or a loader's one-shot entry and a reboot): returns
+  // only on a dry run, when the reboot is left to a person, or with an error.
+  virtual Status start_boot(const BootImage& image, bool dry_run) = 0;
   // A kernel bisect (kernel_source.h): builds the candidate, its kernel kept at
   // built_kernel(candidate). A host that builds nothing says so.
   virtual Result<CandidateBuild> build_kernel(const Session& session, std::size_t candidate) = 0;
@@ -58,8 +59,8 @@ Result<StepOutcome> run_step(Session session, StepHost& host, StepJournal& journ
 
 // The image that boots plan's candidate with this bisect's token: the candidate's own command
 // line, or the running one without its boot words; a built candidate's kernel is built_kernel.
-KexecImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot,
-                           const std::string& built_kernel = "");
+BootImage candidate_image(const Session& session, const StepPlan& plan, const BootIdentity& boot,
+                          const std::string& built_kernel = "");
 
 // A file name for what a step saves about a candidate, unique per journal position: the attempt
 // count, the candidate's name with what a file name should not hold as '_', the boots measured.

@@ -233,7 +233,7 @@ std::string proc_fd(int fd) {
   return "/proc/self/fd/" + std::to_string(fd);
 }
 
-std::string describe_file_load(const KexecImage& image, const KexecFiles& files) {
+std::string describe_file_load(const BootImage& image, const KexecFiles& files) {
   std::string text = "kexec_file_load: kernel " + image.kernel + " (fd " +
                      std::to_string(files.kernel.get()) + ")";
   if (files.initrd) {
@@ -266,13 +266,13 @@ int initrd_fd(const KexecFiles& files) {
   return files.initrd ? files.initrd.get() : -1;
 }
 
-std::vector<std::string> legacy_load_command(const std::string& kexec_path, const KexecImage& image,
+std::vector<std::string> legacy_load_command(const std::string& kexec_path, const BootImage& image,
                                              const KexecFiles& files) {
   return kexec_load_command(kexec_path, files.kernel.get(), initrd_fd(files), image.command_line);
 }
 
 // Loads with the first call that works, in the preflight's order; the error says why each failed.
-Status load(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
+Status load(const KexecPreflight& preflight, const BootImage& image, const KexecFiles& files,
             std::ostream& log, const FileLoadCall& file_load) {
   std::vector<std::string> failures;
   if (preflight.file_load_possible) {
@@ -363,7 +363,7 @@ int kexec_file_load_call(int kernel_fd, int initrd_fd, const std::string& comman
 #endif
 }
 
-Status kexec_into(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
+Status kexec_into(const KexecPreflight& preflight, const BootImage& image, const KexecFiles& files,
                   bool systemd, bool dry_run, std::ostream& log, const FileLoadCall& file_load) {
   if (!preflight.ok()) {
     return content_error("kexec refused: " + join(preflight.problems, " "));

@@ -9,17 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "boot/boot_method.h"
 #include "boot/kexec_image.h"
 #include "util/result.h"
 #include "util/sysroot.h"
 
 namespace kdrift {
-
-struct KexecImage {
-  std::string kernel;
-  std::string initrd;        // empty: none
-  std::string command_line;  // passed whole, as one argument
-};
 
 struct KexecPreflight {
   std::vector<std::string> problems;  // each: what blocks kexec and how to fix it
@@ -60,7 +55,7 @@ int kexec_file_load_call(int kernel_fd, int initrd_fd, const std::string& comman
 // after which this process is about to be stopped and must start nothing new.
 // dry_run: writes what it would do to log, one line each, and runs nothing. Everything written
 // to log is made inert for a terminal: image paths and command lines come from a candidate list.
-Status kexec_into(const KexecPreflight& preflight, const KexecImage& image, const KexecFiles& files,
+Status kexec_into(const KexecPreflight& preflight, const BootImage& image, const KexecFiles& files,
                   bool systemd, bool dry_run, std::ostream& log,
                   const FileLoadCall& file_load = kexec_file_load_call);
 

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <iostream>
@@ -20,7 +21,9 @@
 #include "bisect/kernel_steps.h"
 #include "bisect/run_loop.h"
 #include "bisect/start_request.h"
+#include "bisect/step.h"
 #include "bisect/step_loop.h"
+#include "boot/boot_modes.h"
 #include "cli/bisect_step_host.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -110,6 +113,44 @@ Status check_predicate(const std::string& finding_id) {
   return ok_status();
 }
 
+std::string search_path() {
+  const char* path = std::getenv("PATH");
+  return path != nullptr ? path : "/usr/sbin:/usr/bin:/sbin:/bin";
+}
+
+// --mode kexec, reboot or auto judged against this host (below root) before anything is
+// recorded: the mode chosen, and a reboot's loader, go into the request.
+void resolve_boot_mode(StartRequest& args, const SysRoot& root) {
+  if (args.mode != "kexec" && args.mode != "reboot" && args.mode != "auto") return;
+  const ModeChoice choice =
+      must(choose_boot_mode(survey_boot_modes(root, search_path()), args.mode, args.loader.loader));
+  std::cout << "mode: " << choice.mode;
+  if (choice.mode == "reboot") std::cout << " through " << choice.loader.loader;
+  std::cout << " (" << terminal_safe(choice.why) << ")\n";
+  args.mode = choice.mode;
+  args.loader = choice.loader;
+}
+
+// In a reboot bisect, each listed candidate's entry checked as step will write it (the loader's
+// configuration, the files, the command line) before anything is recorded.
+void check_loader_entries(const BisectStart& start, const SysRoot& root) {
+  if (start.mode != "reboot") return;
+  auto method = must(make_boot_method(start.mode, start.loader, root, start.id, std::cerr));
+  for (const Candidate& candidate : start.candidates) {
+    if (!candidate.commit.empty()) continue;  // built later, checked before its boot
+    auto running = root.read("/proc/cmdline");
+    const std::string base = !candidate.append.empty() ? candidate.append
+                             : running                 ? strip_boot_words(trim(*running))
+                                                       : "";
+    const std::string line = base + " " + format_bisect_token(start.id, 1);
+    if (auto ready = method->prepare({candidate.kernel, candidate.initrd, line, candidate.name});
+        !ready) {
+      throw FatalError("bisect start: candidate " + terminal_safe(candidate.name) + ": " +
+                       ready.error().describe() + " (nothing recorded)");
+    }
+  }
+}
+
 // Runs the command (no shell) with the candidate in its environment; its exit status, or 128 +
 // the signal that ended it.
 Result<int> run_for_candidate(const std::vector<std::string>& command, const Candidate& candidate) {
@@ -136,9 +177,16 @@ void add_judging_options(CLI::App& command, StartRequest& args) {
                      "bisect: present or absent, and its matched values)");
   command
       .add_option("--mode", args.mode,
-                  "kexec: step kexecs from candidate to candidate; manual: you boot them "
-                  "(default kexec when measuring kernels)")
-      ->check(CLI::IsMember({"kexec", "manual"}));
+                  "kexec: step kexecs from candidate to candidate; reboot: step sets the boot "
+                  "loader's entry for the next boot only and reboots; auto: kexec where it "
+                  "works, else reboot; manual: you boot them (default kexec when measuring "
+                  "kernels)")
+      ->check(CLI::IsMember({"kexec", "reboot", "auto", "manual"}));
+  command
+      .add_option("--loader", args.loader.loader,
+                  "With --mode reboot or auto: the boot loader to use (default: the one that "
+                  "booted this host)")
+      ->check(CLI::IsMember({"grub", "systemd-boot", "uefi"}));
   command.add_option("--profile", args.profile,
                      "With --predicate: probe profile to run before judging (default: a capture "
                      "alone)");
@@ -222,8 +270,9 @@ void print_estimate(const KernelStartPlan& plan) {
 
 // A bisect over kernels kdrift builds: planned (the tree, the range, the configs, the disk)
 // before anything is recorded.
-void start_kernel_bisect(KernelStartRequest kernel, const StartRequest& args,
+void start_kernel_bisect(KernelStartRequest kernel, StartRequest args, const SysRoot& root,
                          const std::string& state_dir) {
+  resolve_boot_mode(args, root);
   kernel.good = args.good;
   kernel.bad = args.bad;
   kernel.progress = &std::cerr;
@@ -236,6 +285,7 @@ void start_kernel_bisect(KernelStartRequest kernel, const StartRequest& args,
                                         static_cast<long long>(::getpid()));
   const KernelStartPlan plan = must(plan_kernel_start(kernel, args, id, check_predicate, state));
   print_estimate(plan);
+  check_loader_entries(plan.start, root);
   auto dir = must(BisectDir::create(state_dir, plan.start));
   print_outcome(bisect_report(must(dir.session())));
 }
@@ -268,8 +318,15 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
   auto* git = add_kernel_options(*command, *kernel);
   for (auto* other : {list, boot, cmdline})
     git->excludes(other);
-  command->callback([args, kernel, state_dir, list, boot, git] {
-    if (git->count() > 0) return start_kernel_bisect(*kernel, *args, *state_dir);
+  auto root_path = std::make_shared<std::string>("/");
+  command
+      ->add_option("--root", *root_path,
+                   "With --mode kexec, reboot or auto: judge the boot loader and kexec below DIR "
+                   "(rehearsals; step and reset take the same --root)")
+      ->capture_default_str();
+  command->callback([args, kernel, state_dir, list, boot, git, root_path] {
+    const SysRoot root(*root_path);
+    if (git->count() > 0) return start_kernel_bisect(*kernel, *args, root, *state_dir);
     if (list->count() + boot->count() == 0 && !args->cmdline) {
       throw FatalError(
           "bisect start: give --candidates FILE, --kernels-from /, --cmdline or --git TREE");
@@ -279,9 +336,12 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     }
     const std::string id = make_bisect_id(static_cast<long long>(std::time(nullptr)),
                                           static_cast<long long>(::getpid()));
+    StartRequest request = *args;
+    resolve_boot_mode(request, root);
     const BisectStart start =
-        must(plan_start(*args, must(request_candidates(*args)), id, check_predicate));
+        must(plan_start(request, must(request_candidates(request)), id, check_predicate));
     must(check_kexec_images(start));
+    check_loader_entries(start, root);
     auto dir = must(BisectDir::create(*state_dir, start));
     print_outcome(bisect_report(must(dir.session())));
   });
@@ -325,6 +385,7 @@ void register_run(CLI::App& bisect, const std::shared_ptr<std::string>& state_di
 
 struct StepArguments {
   bool dry_run = false;
+  bool no_reboot = false;
   std::string root = "/";
   std::string checks_directory;
 };
@@ -334,13 +395,19 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
   auto args = std::make_shared<StepArguments>();
   auto* command = bisect.add_subcommand(
       "step",
-      "On this boot: check it is the candidate expected, measure it, record, and kexec into the "
-      "next (what kdrift-bisect.service runs on every boot)");
+      "On this boot: check it is the candidate expected, measure it, record, and boot the next "
+      "(kexec, or the boot loader's entry for the next boot and a reboot; what "
+      "kdrift-bisect.service runs on every boot)");
   command->add_flag("--dry-run", args->dry_run,
-                    "Say what this boot would do and print the kexec commands; record nothing");
+                    "Say what this boot would do, the kexec commands or the boot entry; record "
+                    "nothing");
+  command->add_flag("--no-reboot", args->no_reboot,
+                    "A reboot bisect: set the next boot's entry and record the attempt, but leave "
+                    "the reboot to you");
   command
       ->add_option("--root", args->root,
-                   "Read proc/ and sys/ below DIR (tests and rehearsals); a capture only")
+                   "Read proc/ and sys/ below DIR, and a reboot bisect's boot loader (tests and "
+                   "rehearsals: never reboots)")
       ->capture_default_str();
   command->add_option("--checks", args->checks_directory, "More rules for --predicate (*.toml)");
   command->callback([args, state_dir, &exit_status] {
@@ -358,10 +425,21 @@ void register_step(CLI::App& bisect, const std::shared_ptr<std::string>& state_d
       exit_status = report.value("state", "") == "done" ? kExitClean : kExitFindings;
       return;
     }
-    LiveStepHost host(root, args->root, args->checks_directory, dir);
+    const Session session = must(dir.session());
+    if (args->no_reboot && session.start.mode == "kexec") {
+      throw FatalError(
+          "bisect step: --no-reboot: kexec leaves no entry for a later boot; it loads and jumps "
+          "at once (nothing recorded)");
+    }
+    // A boot below another root rehearses: the loader's files there change, the machine does not
+    // reboot.
+    const bool reboot = !args->no_reboot && root.live();
+    auto method =
+        must(make_boot_method(boots_candidates(session.start.mode) ? session.start.mode : "kexec",
+                              session.start.loader, root, session.start.id, std::cerr));
+    LiveStepHost host(root, *method, reboot, args->root, args->checks_directory, dir);
     DirectoryJournal journal(dir);
-    const StepOutcome outcome =
-        must(run_step(must(dir.session()), host, journal, args->dry_run, std::cout));
+    const StepOutcome outcome = must(run_step(session, host, journal, args->dry_run, std::cout));
     if (!outcome.finished) return;
     const Json report = bisect_report(outcome.session);
     print_outcome(report);
@@ -407,9 +485,10 @@ void register_install(CLI::App& bisect, const std::shared_ptr<std::string>& stat
   command->add_option("--unit-dir", *unit_dir, "Where systemd units live")->capture_default_str();
   command->callback([state_dir, unit_dir] {
     const Session session = must(must(BisectDir::open(*state_dir)).session());
-    if (session.start.mode != "kexec") {
+    if (!boots_candidates(session.start.mode)) {
       throw FatalError("bisect install: this bisect is in " + session.start.mode +
-                       " mode; the unit drives kexec bisects (start --mode kexec)");
+                       " mode; the unit drives bisects that boot their candidates (start --mode "
+                       "kexec or reboot)");
     }
     const std::string unit =
         install_kdrift_unit(*unit_dir, kBisectUnit, bisect_unit_text(*state_dir));
@@ -469,11 +548,38 @@ void register_views(CLI::App& bisect, const std::shared_ptr<std::string>& state_
   auto* reset = bisect.add_subcommand(
       "reset", "End the bisect: remove its state and the kdrift-bisect unit if installed");
   reset->add_option("--unit-dir", *unit_dir, "Where systemd units live")->capture_default_str();
-  reset->callback([state_dir, unit_dir] {
+  auto reset_root = std::make_shared<std::string>("/");
+  reset
+      ->add_option("--root", *reset_root,
+                   "A reboot bisect started with --root: undo its boot entries below DIR")
+      ->capture_default_str();
+  reset->callback([state_dir, unit_dir, reset_root] {
     auto dir = must(BisectDir::open(*state_dir));
+    // The boot configuration first: a reset that cannot undo it keeps the state to try again.
+    if (auto session = dir.session(); session && session->start.mode == "reboot") {
+      const SysRoot root(*reset_root);
+      auto method = must(
+          make_boot_method("reboot", session->start.loader, root, session->start.id, std::cerr));
+      if (auto undone = method->undo(std::cout); !undone) {
+        throw FatalError("bisect reset: " + undone.error().describe() +
+                         "; the bisect's state is kept: fix that and reset again");
+      }
+    }
     must(dir.remove());
     remove_kdrift_unit(*unit_dir, kBisectUnit);
     std::cout << "bisect state removed from " << *state_dir << "\n";
+  });
+}
+
+void register_modes(CLI::App& bisect) {
+  auto root_path = std::make_shared<std::string>("/");
+  auto* command = bisect.add_subcommand(
+      "modes",
+      "Which ways this host can boot a bisect's candidates (kexec, a reboot through its boot "
+      "loader) and why not the others");
+  command->add_option("--root", *root_path, "Judge the host below DIR")->capture_default_str();
+  command->callback([root_path] {
+    print_boot_modes(survey_boot_modes(SysRoot(*root_path), search_path()), std::cout);
   });
 }
 
@@ -497,6 +603,7 @@ void register_bisect(CLI::App& app, int& exit_status) {
   register_run(*bisect, state_dir);
   register_step(*bisect, state_dir, exit_status);
   register_install(*bisect, state_dir);
+  register_modes(*bisect);
   register_views(*bisect, state_dir);
   register_bisect_knobs(*bisect, state_dir, state_option, exit_status);
 }

@@ -20,9 +20,10 @@ TrustedDir step_snapshot_folder(const BisectDir& dir) {
 
 }  // namespace
 
-LiveStepHost::LiveStepHost(const SysRoot& root, std::string root_path, std::string checks_directory,
+LiveStepHost::LiveStepHost(const SysRoot& root, BootMethod& method, bool reboot,
+                           std::string root_path, std::string checks_directory,
                            const BisectDir& dir)
-    : KexecStepHost(root, std::cout, std::cerr),
+    : MachineStepHost(root, method, std::cout, reboot),
       root_path_(std::move(root_path)),
       checks_directory_(std::move(checks_directory)),
       dir_(dir) {}

@@ -6,16 +6,17 @@
 #include <string>
 
 #include "bisect/bisect_dir.h"
-#include "bisect/kexec_step_host.h"
+#include "bisect/machine_step_host.h"
 
 namespace kdrift {
 
-class LiveStepHost : public KexecStepHost {
+class LiveStepHost : public MachineStepHost {
  public:
   // root_path: --root ("/" for the live host, where alone the probe runs); checks_directory:
   // more rules for a predicate, or empty.
-  LiveStepHost(const SysRoot& root, std::string root_path, std::string checks_directory,
-               const BisectDir& dir);
+  // method boots the next candidate; reboot false leaves a loader's entry set for a person.
+  LiveStepHost(const SysRoot& root, BootMethod& method, bool reboot, std::string root_path,
+               std::string checks_directory, const BisectDir& dir);
 
   Result<std::vector<double>> probe(const ProbeMetric& metric, const std::string& target,
                                     int runs) override;

@@ -76,7 +76,7 @@ class KexecBisect(hostile.Case):
     def start(self, state, candidates, good="c0", bad="c2"):
         return hostile.run_kdrift(["bisect", "--state-dir", state, "start", "--good", good,
                                    "--bad", bad, "--predicate", "iommu.strict", "--mode", "kexec",
-                                   "--candidates", candidates], env=self.env)
+                                   "--root", self.root, "--candidates", candidates], env=self.env)
 
     def step_dry_run(self, state):
         return hostile.run_kdrift(["bisect", "--state-dir", state, "step", "--dry-run",

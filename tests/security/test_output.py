@@ -115,7 +115,7 @@ class StateDirectory(hostile.Case):
         os.makedirs(state)  # the injected line names a path: its directories must exist
         started = hostile.run_kdrift(["bisect", "--state-dir", state, "start", "--good", "c0",
                                       "--bad", "c1", "--predicate", "iommu.strict",
-                                      "--candidates", candidates, "--mode", "kexec"])
+                                      "--candidates", candidates])
         self.assertEqual(started.status, 0, str(started))
         run = hostile.run_kdrift(["bisect", "--state-dir", state, "install", "--unit-dir", units])
         self.assertRefused(run, "control character")

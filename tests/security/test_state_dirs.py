@@ -70,7 +70,7 @@ class StateDirCase(hostile.Case):
             f.write('c0 kernel=%s append="console=ttyS0"\nc1 kernel=%s append="console=ttyS0 '
                     'quiet"\n' % (kernel, kernel))
         started = bisect(state, "start", "--good", "c0", "--bad", "c1", "--predicate",
-                         "iommu.strict", "--candidates", candidates, "--mode", "kexec")
+                         "iommu.strict", "--candidates", candidates)
         self.assertEqual(started.status, 0, str(started))
         root = self.path("root")
         os.mkdir(root)

@@ -31,6 +31,7 @@ inline BisectStart start_for(std::size_t count, BisectMetric metric, const std::
   start.bad = count - 1;
   start.metric = std::move(metric);
   start.mode = mode;
+  if (mode == "reboot") start.loader = {"grub", "/boot/grub"};
   start.target = "/dev/test";
   const bool declared = !std::holds_alternative<ProbeMetric>(start.metric);
   start.config.declared = declared;

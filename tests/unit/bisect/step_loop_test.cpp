@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "bisect/bisect_dir.h"
 #include "memory_journal.h"
 
 namespace kdrift {
@@ -27,8 +29,9 @@ class FakeMachine : public StepHost {
   bool probe_fails = false;
   BootIdentity boot{"boot-1", "r0", "root=/dev/vda1"};
   int boots = 1;
-  std::map<std::size_t, int> measured;  // candidate -> measurements
-  std::vector<KexecImage> kexecs;       // every image loaded, dry runs too
+  std::map<std::size_t, int> measured;    // candidate -> measurements
+  std::set<std::size_t> crash_measuring;  // candidates whose first measurement resets the host
+  std::vector<BootImage> kexecs;          // every image loaded, dry runs too
 
   Result<BootIdentity> boot_identity() override { return boot; }
   Result<std::vector<double>> probe(const ProbeMetric& metric, const std::string& target,
@@ -45,6 +48,11 @@ class FakeMachine : public StepHost {
   }
   Result<Json> judge_finding(const Session& session, std::size_t candidate) override {
     EXPECT_EQ(candidate, running());
+    if (crash_measuring.erase(candidate) != 0) {
+      // The host resets in the middle of the measurement and comes back to its default kernel.
+      boot = {"boot-" + std::to_string(++boots), "r0", "root=/dev/vda1"};
+      return content_error("the measurement never finished");
+    }
     ++measured[candidate];
     const bool bad = candidate >= culprit;
     Json event =
@@ -52,13 +60,13 @@ class FakeMachine : public StepHost {
     event["details"] = {{"why", bad ? "x present" : "x absent"}};
     return event;
   }
-  Status prepare_kexec(const KexecImage& image) override {
+  Status prepare_boot(const BootImage& image) override {
     if (!can_kexec) return content_error("bisect step: this machine cannot kexec");
     if (image.kernel == refused_kernel)
       return content_error("kernel " + image.kernel + ": refused");
     return ok_status();
   }
-  Status kexec(const KexecImage& image, bool dry_run) override {
+  Status start_boot(const BootImage& image, bool dry_run) override {
     kexecs.push_back(image);
     if (dry_run) return ok_status();
     const std::size_t candidate = std::stoul(image.kernel.substr(image.kernel.rfind('-') + 1));
@@ -130,6 +138,38 @@ TEST(RunStep, FunctionalBisectKexecsToTheCulpritAndRecordsThePanics) {
   }
 }
 
+TEST(RunStep, ARebootBisectTellsACandidateThatNeverBootedFromOneThatCrashedWhileMeasured) {
+  FakeMachine machine;
+  machine.culprit = 5;
+  machine.panics = {3};
+  machine.crash_measuring = {4};
+  MemoryJournal journal(start_for(8, FindingMetric{"x"}, "reboot"));
+  std::string said;
+  std::optional<Session> finished;
+  for (int boot = 0; boot < 100 && !finished; ++boot) {
+    std::ostringstream out;
+    auto outcome = run_step(journal.session(), machine, journal, false, out);
+    said += out.str();
+    if (outcome && outcome->finished) finished = outcome->session;
+  }
+  ASSERT_TRUE(finished) << said;
+  EXPECT_EQ(first_bad(*finished), "k5");
+  const Json report = bisect_report(*finished);
+  std::map<std::string, std::string> verdicts;
+  for (const Json& step : report.at("steps"))
+    verdicts[step.at("candidate")] = step.at("verdict");
+  EXPECT_EQ(verdicts["k3"], "skip (did not boot)") << report.dump(2);
+  // The candidate that came up and reached step crashed: not "did not boot".
+  std::vector<std::string> crash_reasons;
+  for (const Json& event : journal.events) {
+    if (event.value("event", "") == "crash") crash_reasons.push_back(event.value("reason", ""));
+  }
+  EXPECT_NE(std::find(crash_reasons.begin(), crash_reasons.end(), "crashed"), crash_reasons.end())
+      << said;
+  EXPECT_NE(std::find(crash_reasons.begin(), crash_reasons.end(), "did not boot"),
+            crash_reasons.end());
+}
+
 TEST(RunStep, PerformanceBisectRecordsSamplesUntilTheAnswer) {
   FakeMachine machine;
   machine.culprit = 4;
@@ -161,7 +201,7 @@ TEST(RunStep, ACommitBisectBuildsEachCandidateBeforeItsKexecAndSkipsOneThatDoesN
   // Built once each, before its first boot, and the one that did not build never booted.
   EXPECT_EQ(std::set<std::size_t>(machine.built.begin(), machine.built.end()).size(),
             machine.built.size());
-  for (const KexecImage& image : machine.kexecs) {
+  for (const BootImage& image : machine.kexecs) {
     EXPECT_EQ(image.kernel.rfind("/state/candidates/built-", 0), 0U) << image.kernel;
     EXPECT_NE(image.kernel, "/state/candidates/built-4");
   }
@@ -238,7 +278,9 @@ TEST(RunStep, FailuresRecordNothing) {
   const auto failed = run_step(journal.session(), broken_probe, journal, false, out);
   ASSERT_FALSE(failed);
   EXPECT_EQ(failed.error().describe(), "probe: no such profile");
-  EXPECT_EQ(journal.events.size(), 2u);
+  // The candidate did boot: that is kept (a crash now would not be "did not boot"), no sample.
+  ASSERT_EQ(journal.events.size(), 3u);
+  EXPECT_EQ(journal.events[2]["event"], "booted");
 }
 
 TEST(RunStep, ManualModeRefusesTheWrongBootAndADeclaredBisectHasNothingToMeasure) {

@@ -294,10 +294,10 @@ class FakeKexec {
   }
   std::string path() const { return dir_.path() + "/bin/kexec"; }
   std::string bin() const { return dir_.path() + "/bin"; }
-  KexecImage image(const std::string& command_line = "root=/dev/vda1 x=\"a b\"") const {
-    return {dir_.path() + "/vmlinuz", dir_.path() + "/initrd.img", command_line};
+  BootImage image(const std::string& command_line = "root=/dev/vda1 x=\"a b\"") const {
+    return {dir_.path() + "/vmlinuz", dir_.path() + "/initrd.img", command_line, "c1"};
   }
-  KexecFiles files(const KexecImage& image) const {
+  KexecFiles files(const BootImage& image) const {
     auto opened = open_kexec_files(image.kernel, image.initrd);
     EXPECT_TRUE(opened) << opened.error().describe();
     return opened ? std::move(*opened) : KexecFiles{};
@@ -310,7 +310,7 @@ class FakeKexec {
     return preflight;
   }
   // kexec_into with this machine's kexec_file_load.
-  Status into(const KexecPreflight& preflight, const KexecImage& image, bool systemd, bool dry_run,
+  Status into(const KexecPreflight& preflight, const BootImage& image, bool systemd, bool dry_run,
               std::ostream& log) {
     return kexec_into(
         preflight, image, files(image), systemd, dry_run, log,
@@ -344,7 +344,7 @@ class FakeKexec {
 TEST(KexecInto, FallsBackToTheLegacyCallAndReportsAnExecThatReturned) {
   FakeKexec kexec;
   std::ostringstream log;
-  const KexecImage image = kexec.image();
+  const BootImage image = kexec.image();
   const Status status = kexec.into(kexec.preflight(true, true), image, false, false, log);
   ASSERT_FALSE(status);
   EXPECT_NE(status.error().context.find("returned"), std::string::npos)
@@ -368,7 +368,7 @@ TEST(KexecInto, FallsBackToTheLegacyCallAndReportsAnExecThatReturned) {
 TEST(KexecInto, TheFileLoadGetsTheCheckedDescriptorsAndNoInitrdIsNone) {
   FakeKexec kexec(0, 0);
   std::ostringstream log;
-  KexecImage image = kexec.image("quiet");
+  BootImage image = kexec.image("quiet");
   image.initrd.clear();
   EXPECT_FALSE(kexec.into(kexec.preflight(true, true), image, false, false, log));
   EXPECT_EQ(kexec.file_loads(), (std::vector<std::string>{"kernel|none|quiet"}));
@@ -421,7 +421,7 @@ TEST(KexecInto, RefusesWhatThePreflightRefused) {
 TEST(KexecInto, DryRunPrintsWhatItWouldLoadInertAndRunsNothing) {
   FakeKexec kexec;
   std::ostringstream log;
-  const KexecImage image = kexec.image("root=/dev/vda1 note='x y' \x1b]0;pwned\x07");
+  const BootImage image = kexec.image("root=/dev/vda1 note='x y' \x1b]0;pwned\x07");
   ASSERT_TRUE(kexec.into(kexec.preflight(true, true), image, true, true, log));
   EXPECT_TRUE(kexec.calls().empty());
   EXPECT_TRUE(kexec.file_loads().empty());

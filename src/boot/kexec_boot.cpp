@@ -1,25 +1,12 @@
-#include "bisect/kexec_step_host.h"
+#include "boot/kexec_boot.h"
 
 #include <cstdlib>
-#include <ostream>
 
 #include "util/text.h"
 
 namespace kdrift {
 
-Result<BootIdentity> KexecStepHost::boot_identity() {
-  BootIdentity boot;
-  for (const auto& [path, field] : {std::pair{"/proc/sys/kernel/random/boot_id", &boot.boot_id},
-                                    std::pair{"/proc/sys/kernel/osrelease", &boot.release},
-                                    std::pair{"/proc/cmdline", &boot.cmdline}}) {
-    auto contents = root_.read(path);
-    if (!contents) return contents.error();
-    *field = std::string(trim(*contents));
-  }
-  return boot;
-}
-
-Status KexecStepHost::prepare_kexec(const KexecImage& image) {
+Status KexecBoot::prepare(const BootImage& image) {
   const char* path = std::getenv("PATH");
   KexecPreflight preflight =
       kexec_preflight(root_, path != nullptr ? path : "/usr/sbin:/usr/bin:/sbin:/bin");
@@ -42,12 +29,12 @@ Status KexecStepHost::prepare_kexec(const KexecImage& image) {
   return ok_status();
 }
 
-Status KexecStepHost::kexec(const KexecImage& image, bool dry_run) {
+Status KexecBoot::boot(const BootImage& image, const BootOptions& options, std::ostream& log) {
   if (!preflight_ || !files_ || image.kernel != prepared_.kernel ||
       image.initrd != prepared_.initrd) {
     return content_error("bisect step: kexec of an image its preflight did not open");
   }
-  return kexec_into(*preflight_, image, *files_, systemd_is_pid1(root_), dry_run, log_);
+  return kexec_into(*preflight_, image, *files_, systemd_is_pid1(root_), options.dry_run, log);
 }
 
 }  // namespace kdrift
