@@ -1,7 +1,5 @@
 #include "bisect/kernel_start.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <ostream>
 
@@ -10,6 +8,7 @@
 #include "kbuild/kconfig.h"
 #include "kbuild/kernel_build.h"
 #include "util/gzip.h"
+#include "util/process.h"
 #include "util/sysroot.h"
 #include "util/text.h"
 
@@ -38,25 +37,13 @@ Result<Kconfig> running_config() {
   return Kconfig::parse(*text, "/proc/config.gz");
 }
 
-// A program kdrift runs as root for every candidate: named by an absolute path, so that no
-// PATH or working directory decides what runs, and executable now rather than at the first
-// candidate hours later.
-Status check_program(const std::string& program, const char* option) {
-  if (program.empty()) return ok_status();
-  if (program.front() != '/') {
-    return content_error(std::string(option) + ": give the program's absolute path, not " +
-                         quote_value(program));
-  }
-  if (::access(program.c_str(), X_OK) != 0) {
-    return make_error(errno, std::string(option) + ": " + program);
-  }
-  return ok_status();
-}
-
 Result<KernelSource> kernel_source(const KernelStartRequest& kernel, const GitTree& tree) {
+  // Programs kdrift runs as root for every candidate, checked now rather than at the first
+  // candidate hours later.
   for (const auto& [program, option] : {std::pair{&kernel.build_command, "--build-command"},
                                         std::pair{&kernel.boot_command, "--boot-command"}}) {
-    if (auto checked = check_program(*program, option); !checked) return checked.error();
+    if (program->empty()) continue;
+    if (auto checked = check_absolute_program(*program, option); !checked) return checked.error();
   }
   KernelSource source;
   source.kind = kernel.config_bisect ? KernelSource::Kind::kConfigs : KernelSource::Kind::kCommits;

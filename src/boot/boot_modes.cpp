@@ -3,6 +3,7 @@
 #include "boot/grub_boot.h"
 #include "boot/kexec_boot.h"
 #include "boot/loader_boot.h"
+#include "boot/systemd_boot.h"
 #include "boot/uefi_boot_next.h"
 #include "util/text.h"
 
@@ -61,6 +62,50 @@ std::optional<LoaderSurvey> survey_uefi(const SysRoot& root) {
                       "an EFI folder)"};
 }
 
+// Whether systemd-boot started this boot: it says so in LoaderInfo.
+bool booted_by_systemd_boot(const SysRoot& root) {
+  auto directory = efivars_directory(root);
+  auto variables = directory ? EfiVars::open(*directory) : Result<EfiVars>(directory.error());
+  if (!variables) return false;
+  auto info = variables->read({"LoaderInfo", std::string(kSystemdBootLoaderGuid)});
+  auto text = info ? utf16le_to_utf8(info->data) : Result<std::string>(info.error());
+  return text && starts_with(*text, "systemd-boot");
+}
+
+// systemd-boot, when it started this boot or its entries are on a mounted ESP.
+std::optional<LoaderSurvey> survey_systemd_boot(const SysRoot& root, bool booted) {
+  std::optional<std::string> esp;
+  for (const char* directory : {"/efi", "/boot", "/boot/efi"}) {
+    if (root.kind(std::string(directory) + "/loader/entries")) {
+      esp = directory;
+      break;
+    }
+  }
+  if (!booted && !esp) return std::nullopt;
+  if (!esp) {
+    return LoaderSurvey{{"systemd-boot", "/boot/efi"},
+                        false,
+                        "systemd-boot started this boot, but no EFI system partition with "
+                        "loader/entries is mounted at /efi, /boot or /boot/efi: mount it"};
+  }
+  LoaderSurvey survey{{"systemd-boot", *esp}, false, ""};
+  if (!booted) {
+    survey.why = *esp +
+                 "/loader/entries is there, but systemd-boot did not start this boot (no "
+                 "LoaderInfo)";
+    return survey;
+  }
+  const SystemdBoot method(root, root.root(), *esp, "survey");
+  if (auto entries = method.check_loader(); entries) {
+    survey.usable = true;
+    survey.why = "systemd-boot started this boot and boots an entry once (LoaderEntryOneShot); " +
+                 std::to_string(entries->size()) + " entries in " + *esp + "/loader/entries";
+  } else {
+    survey.why = entries.error().describe();
+  }
+  return survey;
+}
+
 }  // namespace
 
 std::optional<LoaderPlace> BootModes::reboot_loader() const {
@@ -73,7 +118,17 @@ std::optional<LoaderPlace> BootModes::reboot_loader() const {
 BootModes survey_boot_modes(const SysRoot& root, const std::string& search_path) {
   BootModes modes;
   modes.kexec = kexec_preflight(root, search_path);
-  if (auto grub = survey_grub(root)) modes.loaders.push_back(std::move(*grub));
+  const bool systemd_boot = booted_by_systemd_boot(root);
+  if (auto loader = survey_systemd_boot(root, systemd_boot)) {
+    modes.loaders.push_back(std::move(*loader));
+  }
+  if (auto grub = survey_grub(root)) {
+    if (systemd_boot && grub->usable) {
+      grub->usable = false;
+      grub->why = "systemd-boot started this boot, not GRUB: GRUB's next_entry would be ignored";
+    }
+    modes.loaders.push_back(std::move(*grub));
+  }
   if (auto uefi = survey_uefi(root)) {
     // Usable only when the firmware started this kernel itself: it is then what booted the host.
     const auto at = uefi->usable ? modes.loaders.begin() : modes.loaders.end();
@@ -135,6 +190,10 @@ Result<std::unique_ptr<BootMethod>> make_boot_method(const std::string& mode,
   if (mode == "reboot" && loader.loader == "grub") {
     return std::unique_ptr<BootMethod>(std::make_unique<GrubBoot>(
         root, root.root(), loader.directory, bisect_id, running_cmdline(root)));
+  }
+  if (mode == "reboot" && loader.loader == "systemd-boot") {
+    return std::unique_ptr<BootMethod>(
+        std::make_unique<SystemdBoot>(root, root.root(), loader.directory, bisect_id));
   }
   if (mode == "reboot" && loader.loader == "uefi") {
     return std::unique_ptr<BootMethod>(std::make_unique<UefiBootNext>(

@@ -32,7 +32,8 @@ struct BootModes {
   std::optional<LoaderPlace> reboot_loader() const;
 };
 
-// Everything read below root (its root() is the host's "/"); running_cmdline is the boot's own.
+// Everything read below root (its root() is the host's "/"): the kexec preflight, then each loader
+// found, the one that started this boot first.
 BootModes survey_boot_modes(const SysRoot& root, const std::string& search_path);
 
 struct ModeChoice {

@@ -151,6 +151,7 @@ void check_lockdown(const SysRoot& root, const RunningConfig& config, KexecPrefl
   blockers.legacy.push_back("the legacy kexec_load cannot be used: the kernel is locked down (" +
                             mode + "); " + std::string(kLockdownFix));
   // Before 5.4 the signature check was CONFIG_KEXEC_VERIFY_SIG.
+  preflight.signatures_required_by = "the kernel is locked down (" + mode + ")";
   if (config.enabled("CONFIG_KEXEC_SIG") || config.enabled("CONFIG_KEXEC_VERIFY_SIG")) {
     preflight.notes.push_back("The kernel is locked down (" + mode +
                               "): kexec_file_load accepts only kernel images signed with a key "
@@ -324,6 +325,26 @@ KexecPreflight kexec_preflight(const SysRoot& root, const std::string& search_pa
                                  ": install kexec-tools.");
   }
   return preflight;
+}
+
+void require_signed_images(KexecPreflight& preflight, const SysRoot& root,
+                           const std::vector<BootImage>& images, bool images_built_unsigned) {
+  if (preflight.signatures_required_by.empty() || !preflight.ok()) return;
+  const std::string refusal = preflight.signatures_required_by +
+                              ", so kexec_file_load refuses an image without a signature this "
+                              "kernel trusts; sign it (sbsign) or boot the candidates by reboot "
+                              "(--mode reboot)";
+  if (images_built_unsigned) {
+    preflight.problems.push_back("kdrift builds the candidates unsigned and " + refusal + ".");
+    return;
+  }
+  for (const BootImage& image : images) {
+    const auto head = root.read_head(image.kernel, kPeHeadBytes);
+    if (head && !pe_image_signed(*head)) {
+      preflight.problems.push_back("candidate " + image.label + ": " + image.kernel +
+                                   " carries no signature and " + refusal + ".");
+    }
+  }
 }
 
 bool systemd_is_pid1(const SysRoot& root) {

@@ -22,12 +22,23 @@ struct KexecPreflight {
   std::string kexec_path;             // empty when kexec-tools is not installed
   bool file_load_possible = false;    // kexec_file_load (kexec -s)
   bool legacy_load_possible = false;  // kexec_load
+  // Why kexec_file_load loads only signed images (lockdown), or empty: then any image loads.
+  std::string signatures_required_by;
   bool ok() const { return problems.empty(); }
 };
 
 // Kernel config, kexec_load_disabled, lockdown and Secure Boot read through root; kexec looked
 // up on search_path, which is this host's filesystem (a PATH-style list), not the sysroot.
 KexecPreflight kexec_preflight(const SysRoot& root, const std::string& search_path);
+
+// Under lockdown a candidate kexec can boot must carry a signature (pe_image_signed): each
+// kernel image below root without one becomes a problem of the preflight, named for its label,
+// so `--mode auto` reboots and `--mode kexec` refuses before anything is recorded.
+// images_built_unsigned: the candidates are kernels kdrift will build, which nothing signs. An
+// image that cannot be read is left to the start's own check of the images. Does nothing when any
+// image would load.
+void require_signed_images(KexecPreflight& preflight, const SysRoot& root,
+                           const std::vector<BootImage>& images, bool images_built_unsigned);
 
 // /run/systemd/system is a directory: systemd is the init system (sd_booted's test).
 bool systemd_is_pid1(const SysRoot& root);

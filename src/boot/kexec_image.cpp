@@ -3,6 +3,8 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <optional>
 
 #include "util/text.h"
 #include "util/trusted_dir.h"
@@ -20,7 +22,42 @@ Error refused(const std::string& subject, const Error& error) {
   return make_error(judged ? EACCES : error.code, subject + ": " + error.context);
 }
 
+// The PE/COFF layout (Microsoft's PE Format specification): the DOS header's e_lfanew at 0x3c
+// points at "PE\0\0", a 20-byte COFF header and the optional header, whose data directories
+// start 96 bytes in for PE32 and 112 for PE32+; the certificate table is directory 4, 8 bytes
+// each (address, size).
+constexpr size_t kPeOffsetField = 0x3c;
+constexpr size_t kCoffHeaderEnd = 24;
+constexpr uint32_t kPe32Magic = 0x10b;
+constexpr uint32_t kPe32PlusMagic = 0x20b;
+constexpr uint32_t kCertificateTable = 4;
+
+// The little-endian word of bytes at at, or nullopt past the end of head.
+std::optional<uint32_t> little_endian(std::string_view head, size_t at, size_t bytes) {
+  if (at > head.size() || head.size() - at < bytes) return std::nullopt;
+  uint32_t value = 0;
+  for (size_t i = bytes; i > 0; --i)
+    value = (value << 8U) | static_cast<unsigned char>(head[at + i - 1]);
+  return value;
+}
+
 }  // namespace
+
+bool pe_image_signed(std::string_view head) {
+  const auto pe = little_endian(head, kPeOffsetField, 4);
+  if (!pe || *pe > head.size() || head.substr(0, 2) != "MZ" ||
+      head.substr(*pe, 4) != std::string_view("PE\0\0", 4)) {
+    return false;
+  }
+  const size_t optional = *pe + kCoffHeaderEnd;
+  const auto magic = little_endian(head, optional, 2);
+  if (!magic || (*magic != kPe32Magic && *magic != kPe32PlusMagic)) return false;
+  const size_t directories = optional + (*magic == kPe32PlusMagic ? 112 : 96);
+  const auto count = little_endian(head, directories - 4, 4);  // NumberOfRvaAndSizes
+  if (!count || *count <= kCertificateTable) return false;
+  const auto size = little_endian(head, directories + 8 * kCertificateTable + 4, 4);
+  return size && *size != 0;
+}
 
 Result<UniqueFd> open_kexec_image(const std::string& path, std::string_view what,
                                   uid_t trusted_uid) {

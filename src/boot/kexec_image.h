@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -35,5 +36,15 @@ struct KexecFiles {
 // An empty initrd path is none; an empty kernel path is an error.
 Result<KexecFiles> open_kexec_files(const std::string& kernel, const std::string& initrd,
                                     uid_t trusted_uid = ::geteuid());
+
+// How much of a kernel image pe_image_signed needs: its PE headers lie in the first few hundred
+// bytes of an EFI-stub bzImage.
+constexpr size_t kPeHeadBytes = 64 * 1024;
+
+// Whether a kernel image, given by its first kPeHeadBytes, carries an Authenticode signature: a
+// PE image (an EFI-stub bzImage) whose certificate table is not empty, which is what a
+// locked-down kernel's kexec_file_load verifies (sbsign writes it; Debian's
+// linux-image-*-unsigned have none). Not a PE image, or headers beyond head: false.
+bool pe_image_signed(std::string_view head);
 
 }  // namespace kdrift

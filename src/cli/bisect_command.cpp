@@ -118,12 +118,20 @@ std::string search_path() {
   return path != nullptr ? path : "/usr/sbin:/usr/bin:/sbin:/bin";
 }
 
-// --mode kexec, reboot or auto judged against this host (below root) before anything is
-// recorded: the mode chosen, and a reboot's loader, go into the request.
-void resolve_boot_mode(StartRequest& args, const SysRoot& root) {
+// --mode kexec, reboot or auto judged against this host (below root) and the candidates' images
+// before anything is recorded: the mode chosen, and a reboot's loader, go into the request.
+// candidates: null when kdrift builds them (--git).
+void resolve_boot_mode(StartRequest& args, const SysRoot& root,
+                       const std::vector<Candidate>* candidates) {
   if (args.mode != "kexec" && args.mode != "reboot" && args.mode != "auto") return;
-  const ModeChoice choice =
-      must(choose_boot_mode(survey_boot_modes(root, search_path()), args.mode, args.loader.loader));
+  BootModes modes = survey_boot_modes(root, search_path());
+  std::vector<BootImage> images;
+  if (candidates != nullptr) {
+    for (const Candidate& candidate : *candidates)
+      if (!candidate.kernel.empty()) images.push_back({candidate.kernel, "", "", candidate.name});
+  }
+  require_signed_images(modes.kexec, root, images, candidates == nullptr);
+  const ModeChoice choice = must(choose_boot_mode(modes, args.mode, args.loader.loader));
   std::cout << "mode: " << choice.mode;
   if (choice.mode == "reboot") std::cout << " through " << choice.loader.loader;
   std::cout << " (" << terminal_safe(choice.why) << ")\n";
@@ -272,7 +280,7 @@ void print_estimate(const KernelStartPlan& plan) {
 // before anything is recorded.
 void start_kernel_bisect(KernelStartRequest kernel, StartRequest args, const SysRoot& root,
                          const std::string& state_dir) {
-  resolve_boot_mode(args, root);
+  resolve_boot_mode(args, root, nullptr);
   kernel.good = args.good;
   kernel.bad = args.bad;
   kernel.progress = &std::cerr;
@@ -337,9 +345,9 @@ void register_start(CLI::App& bisect, const std::shared_ptr<std::string>& state_
     const std::string id = make_bisect_id(static_cast<long long>(std::time(nullptr)),
                                           static_cast<long long>(::getpid()));
     StartRequest request = *args;
-    resolve_boot_mode(request, root);
-    const BisectStart start =
-        must(plan_start(request, must(request_candidates(request)), id, check_predicate));
+    auto candidates = must(request_candidates(request));
+    resolve_boot_mode(request, root, &candidates);
+    const BisectStart start = must(plan_start(request, std::move(candidates), id, check_predicate));
     must(check_kexec_images(start));
     check_loader_entries(start, root);
     auto dir = must(BisectDir::create(*state_dir, start));
@@ -606,6 +614,7 @@ void register_bisect(CLI::App& app, int& exit_status) {
   register_modes(*bisect);
   register_views(*bisect, state_dir);
   register_bisect_knobs(*bisect, state_dir, state_option, exit_status);
+  register_bisect_supervise(*bisect, exit_status);
 }
 
 }  // namespace kdrift

@@ -30,5 +30,7 @@ void register_history(CLI::App& app, int& exit_status);
 // `bisect knobs`, under bisect; state_option tells whether --state-dir was given.
 void register_bisect_knobs(CLI::App& bisect, const std::shared_ptr<std::string>& state_dir,
                            const CLI::Option* state_option, int& exit_status);
+// `bisect supervise`, under bisect: run on a controller, it needs no state directory.
+void register_bisect_supervise(CLI::App& bisect, int& exit_status);
 
 }  // namespace kdrift

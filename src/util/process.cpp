@@ -86,6 +86,7 @@ struct ChildSetup {
   char* const* argv = nullptr;
   char* const* envp = nullptr;
   int output_fd = -1;
+  int errors_fd = -1;               // stderr's, when not output_fd
   const char* directory = nullptr;  // nullptr: stay where this process is
   bool own_group = false;
   int exec_error_fd = -1;
@@ -100,8 +101,9 @@ struct ChildSetup {
 [[noreturn]] void exec_in_child(const ChildSetup& setup) {
   // Both ends set it, so that the parent may signal the group as soon as fork returns.
   if (setup.own_group) (void)::setpgid(0, 0);
+  const int errors_fd = setup.errors_fd >= 0 ? setup.errors_fd : setup.output_fd;
   if (setup.output_fd >= 0 &&
-      (::dup2(setup.output_fd, STDOUT_FILENO) < 0 || ::dup2(setup.output_fd, STDERR_FILENO) < 0)) {
+      (::dup2(setup.output_fd, STDOUT_FILENO) < 0 || ::dup2(errors_fd, STDERR_FILENO) < 0)) {
     fail_in_child(setup.exec_error_fd, ChildStage::kOutput);
   }
   if (setup.directory != nullptr && ::chdir(setup.directory) != 0) {
@@ -111,30 +113,60 @@ struct ChildSetup {
   fail_in_child(setup.exec_error_fd, ChildStage::kExec);
 }
 
-// Keeps the last max_bytes of the output once it exceeds them by more than slack: trimmed in
+// A captured pipe and where what it carries is kept.
+struct Stream {
+  int fd = -1;  // -1 when not captured, or once read to its end
+  std::string* text = nullptr;
+  bool* truncated = nullptr;
+};
+// stdout (with stderr unless separate_errors), and stderr kept apart.
+using Streams = std::array<Stream, 2>;
+
+// Keeps the last max_bytes of the stream once it exceeds them by more than slack: trimmed in
 // batches, not per read, so that a chatty program costs linear time.
-void keep_tail(ProcessResult& result, size_t max_bytes, size_t slack) {
-  if (result.output.size() <= max_bytes + slack) return;
-  result.output.erase(0, result.output.size() - max_bytes);
-  result.output_truncated = true;
+void keep_tail(Stream& stream, size_t max_bytes, size_t slack) {
+  if (stream.text == nullptr || stream.text->size() <= max_bytes + slack) return;
+  stream.text->erase(0, stream.text->size() - max_bytes);
+  *stream.truncated = true;
 }
 
-// One read of the output pipe into the result; what read returned (0 at the end).
-ssize_t read_output(int fd, size_t max_bytes, ProcessResult& result) {
+// One read of the stream's pipe; what read returned (0 at the end). A stream at its end, or whose
+// read failed, is read no more.
+ssize_t read_output(Stream& stream, size_t max_bytes) {
   std::array<char, 4096> buffer{};
-  const ssize_t got = read_retrying(fd, buffer.data(), buffer.size());
+  const ssize_t got = read_retrying(stream.fd, buffer.data(), buffer.size());
   if (got > 0) {
-    result.output.append(buffer.data(), static_cast<size_t>(got));
-    keep_tail(result, max_bytes, max_bytes + buffer.size());
+    stream.text->append(buffer.data(), static_cast<size_t>(got));
+    keep_tail(stream, max_bytes, max_bytes + buffer.size());
+  } else {
+    stream.fd = -1;
   }
   return got;
 }
 
-// Reads fd to its end, keeping the last max_bytes.
-void capture(int fd, size_t max_bytes, ProcessResult& result) {
-  while (read_output(fd, max_bytes, result) > 0) {
+// The streams' pollfds after the child's pidfd (poll ignores negative descriptors).
+std::array<pollfd, 3> poll_set(int pidfd, const Streams& streams) {
+  return {{{pidfd, POLLIN, 0}, {streams[0].fd, POLLIN, 0}, {streams[1].fd, POLLIN, 0}}};
+}
+
+void read_ready(const std::array<pollfd, 3>& fds, Streams& streams, size_t max_bytes) {
+  for (size_t i = 0; i < streams.size(); ++i) {
+    if (fds[i + 1].revents != 0) (void)read_output(streams[i], max_bytes);
   }
-  keep_tail(result, max_bytes, 0);
+}
+
+// Reads the streams to their ends, keeping the last max_bytes of each.
+void capture(Streams& streams, size_t max_bytes) {
+  while (streams[0].fd >= 0 || streams[1].fd >= 0) {
+    auto fds = poll_set(-1, streams);
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    read_ready(fds, streams, max_bytes);
+  }
+  for (Stream& stream : streams)
+    keep_tail(stream, max_bytes, 0);
 }
 
 using Clock = std::chrono::steady_clock;
@@ -153,44 +185,42 @@ bool child_ended(pid_t child) {
          info.si_pid == child;
 }
 
-// A timed child: a pidfd that becomes readable when it ends, and the capture pipe while open.
+// A timed child: a pidfd that becomes readable when it ends, and the capture pipes while open.
 struct TimedChild {
   pid_t pid = -1;
   UniqueFd pidfd;
-  int output = -1;
+  Streams streams;
 };
 
 // Reads the child's output until the child ends (true) or the deadline passes (false).
-bool wait_until(TimedChild& child, Clock::time_point deadline, size_t max_bytes,
-                ProcessResult& result) {
+bool wait_until(TimedChild& child, Clock::time_point deadline, size_t max_bytes) {
   while (!child_ended(child.pid)) {
     const auto now = Clock::now();
     if (now >= deadline) return false;
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
     if (!child.pidfd) wait = std::min(wait, kExitPollInterval);
-    // poll ignores negative descriptors: a closed pipe or a missing pidfd.
-    std::array<pollfd, 2> fds{{{child.pidfd.get(), POLLIN, 0}, {child.output, POLLIN, 0}}};
+    auto fds = poll_set(child.pidfd.get(), child.streams);
     if (::poll(fds.data(), fds.size(), static_cast<int>(wait.count())) <= 0) continue;
-    if (fds[1].revents != 0 && read_output(child.output, max_bytes, result) <= 0) {
-      child.output = -1;
-    }
+    read_ready(fds, child.streams, max_bytes);
   }
   return true;
 }
 
-// What is readable now from a pipe that members of the group may still hold: never waits for
-// its end, and reads at most what the pipe can hold, so that a writer left running cannot hold
-// run_process.
-void drain(int fd, size_t max_bytes, ProcessResult& result) {
-  const int capacity = fd >= 0 ? ::fcntl(fd, F_GETPIPE_SZ) : 0;
-  size_t budget = capacity > 0 ? static_cast<size_t>(capacity) : size_t{64} << 10;
-  pollfd ready{fd, POLLIN, 0};
-  while (fd >= 0 && budget > 0 && ::poll(&ready, 1, 0) > 0) {
-    const ssize_t got = read_output(fd, max_bytes, result);
-    if (got <= 0) break;
-    budget -= std::min(budget, static_cast<size_t>(got));
+// What is readable now from pipes that members of the group may still hold: never waits for
+// their end, and reads at most what each pipe can hold, so that a writer left running cannot
+// hold run_process.
+void drain(Streams& streams, size_t max_bytes) {
+  for (Stream& stream : streams) {
+    const int capacity = stream.fd >= 0 ? ::fcntl(stream.fd, F_GETPIPE_SZ) : 0;
+    size_t budget = capacity > 0 ? static_cast<size_t>(capacity) : size_t{64} << 10;
+    pollfd ready{stream.fd, POLLIN, 0};
+    while (stream.fd >= 0 && budget > 0 && ::poll(&ready, 1, 0) > 0) {
+      const ssize_t got = read_output(stream, max_bytes);
+      if (got <= 0) break;
+      budget -= std::min(budget, static_cast<size_t>(got));
+    }
+    keep_tail(stream, max_bytes, 0);
   }
-  keep_tail(result, max_bytes, 0);
 }
 
 // Waits for the group's killed members to be gone (reparented and reaped), within a bound.
@@ -203,16 +233,16 @@ void settle_group(pid_t group) {
 // The time-bounded wait. The child is not reaped here.
 void wait_bounded(TimedChild& child, std::chrono::milliseconds timeout, size_t max_bytes,
                   ProcessResult& result) {
-  if (wait_until(child, Clock::now() + timeout, max_bytes, result)) {
-    drain(child.output, max_bytes, result);
+  if (wait_until(child, Clock::now() + timeout, max_bytes)) {
+    drain(child.streams, max_bytes);
     return;
   }
   result.timed_out = true;
   (void)::kill(-child.pid, SIGTERM);
-  (void)wait_until(child, Clock::now() + kKillGrace, max_bytes, result);
+  (void)wait_until(child, Clock::now() + kKillGrace, max_bytes);
   // Also whatever ignored SIGTERM or outlived the leader; the unreaped leader keeps the group's id.
   (void)::kill(-child.pid, SIGKILL);
-  drain(child.output, max_bytes, result);
+  drain(child.streams, max_bytes);
 }
 
 UniqueFd open_pidfd(pid_t pid) {
@@ -272,15 +302,20 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   auto exec_error = make_pipe();
   if (!exec_error) return exec_error.error();
   std::optional<Pipe> output;
-  if (options.capture_output) {
+  std::optional<Pipe> errors;
+  for (const auto& [pipe, wanted] :
+       {std::pair{&output, options.capture_output},
+        std::pair{&errors, options.capture_output && options.separate_errors}}) {
+    if (!wanted) continue;
     auto made = make_pipe();
     if (!made) return made.error();
-    output = std::move(*made);
+    *pipe = std::move(*made);
   }
   ChildSetup setup;
   setup.argv = child_argv.data();
   setup.envp = child_envp.data();
   setup.output_fd = output ? output->write_end.get() : options.output_fd;
+  if (errors) setup.errors_fd = errors->write_end.get();
   if (!options.working_directory.empty()) setup.directory = options.working_directory.c_str();
   setup.own_group = options.timeout.has_value();
   setup.exec_error_fd = exec_error->write_end.get();
@@ -292,17 +327,20 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   // Our copies of the write ends must close, or the reads below would never see the end.
   exec_error->write_end.reset();
   if (output) output->write_end.reset();
+  if (errors) errors->write_end.reset();
 
   ChildFailure failure;
   const bool exec_failed = read_retrying(exec_error->read_end.get(), &failure, sizeof failure) ==
                            static_cast<ssize_t>(sizeof failure);
   ProcessResult result;
-  const int output_read = output ? output->read_end.get() : -1;
+  Streams streams{
+      Stream{output ? output->read_end.get() : -1, &result.output, &result.output_truncated},
+      Stream{errors ? errors->read_end.get() : -1, &result.errors, &result.errors_truncated}};
   if (options.timeout) {
-    TimedChild timed{child, open_pidfd(child), output_read};
+    TimedChild timed{child, open_pidfd(child), streams};
     wait_bounded(timed, *options.timeout, options.max_output_bytes, result);
   } else if (output) {
-    capture(output_read, options.max_output_bytes, result);
+    capture(streams, options.max_output_bytes);
   }
 
   int status = 0;
@@ -327,6 +365,20 @@ std::optional<std::string> find_program(const std::string& name, const std::stri
     if (is_executable_file(candidate)) return candidate;
   }
   return std::nullopt;
+}
+
+Status check_absolute_program(const std::string& program, const std::string& option) {
+  if (program.empty() || program.front() != '/') {
+    return content_error(option + ": give the program's absolute path, not " +
+                         quote_value(program));
+  }
+  struct stat status {};
+  if (::stat(program.c_str(), &status) != 0) return make_error(errno, option + ": " + program);
+  if (!S_ISREG(status.st_mode)) {
+    return content_error(option + ": " + program + " is not a regular file");
+  }
+  if (::access(program.c_str(), X_OK) != 0) return make_error(errno, option + ": " + program);
+  return ok_status();
 }
 
 std::string shell_quoted(const std::vector<std::string>& argv) {

@@ -19,8 +19,12 @@ struct ProcessOptions {
   std::vector<std::pair<std::string, std::string>> environment;
   // Without capture the child writes to this process's stdout and stderr.
   bool capture_output = false;
-  // Captured output keeps only its last bytes: the end of a failing program's output is what
-  // explains the failure, and a runaway program must not fill memory.
+  // With capture_output: stderr captured apart from stdout, into ProcessResult::errors, for a
+  // program whose stdout is a document and whose stderr says what went wrong.
+  bool separate_errors = false;
+  // Captured output keeps only its last bytes (each stream, with separate_errors): the end of a
+  // failing program's output is what explains the failure, and a runaway program must not fill
+  // memory.
   size_t max_output_bytes = size_t{64} << 10;
   // When >= 0, the child's stdout and stderr both go to this descriptor (a build log) instead of
   // being inherited; exclusive with capture_output. The descriptor stays the caller's.
@@ -40,8 +44,10 @@ struct ProcessOptions {
 struct ProcessResult {
   int exit_status = 0;  // the exit status, or 128 + the signal that ended the program
   bool signaled = false;
-  std::string output;  // stdout and stderr interleaved, when captured
+  std::string output;  // stdout and stderr interleaved, when captured (stdout: separate_errors)
   bool output_truncated = false;
+  std::string errors;  // stderr, with separate_errors
+  bool errors_truncated = false;
   bool timed_out = false;  // the time bound expired and the child's group was killed
 };
 
@@ -55,6 +61,11 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
 // The path of an executable regular file called name in the ':'-separated search_path (an empty
 // entry is the current directory, as for PATH); a name with a '/' is checked as given.
 std::optional<std::string> find_program(const std::string& name, const std::string& search_path);
+
+// A program kdrift runs later, perhaps as root and hours from now: named by an absolute path, so
+// that no PATH or working directory decides what runs, and an executable regular file now, so
+// that a typo is refused before anything starts. Errors begin with option ("--boot-command").
+Status check_absolute_program(const std::string& program, const std::string& option);
 
 // argv as a person would type it into a shell: words quoted only where needed. For logs and
 // dry runs; run_process never goes through a shell.

@@ -15,6 +15,7 @@
 #include "snapshot/snapshot.h"
 #include "support/fixtures.h"
 #include "support/grub_fixture.h"
+#include "support/pe_image.h"
 #include "support/system.h"
 
 namespace kdrift {
@@ -175,18 +176,33 @@ TEST_F(BisectReboot, ALoaderThatCannotBootOnceIsRefusedBeforeAnythingIsRecorded)
   EXPECT_FALSE(std::ifstream(dir_.path() + "/state/journal.jsonl").good());
 }
 
-TEST_F(BisectReboot, LockdownMakesAutoChooseTheRebootAndKexecIsRefused) {
+// Debian's kernel (the fixture's config has CONFIG_KEXEC_SIG=y) locked down by lockdown=integrity:
+// kexec_file_load still works, but only for signed images, and the candidates carry none.
+TEST_F(BisectReboot, LockdownWithUnsignedCandidatesMakesAutoRebootAndKexecIsRefused) {
   dir_.write("root/sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
-  dir_.write("root/proc/sys/kernel/kexec_load_disabled", "1\n");
+  dir_.write("root/boot/vmlinuz-" + kRelease, testing::pe_kernel_image(0));
   const std::string args =
       " --good c0 --bad c5 --predicate iommu.strict --candidates " + dir_.path() + "/list.txt";
   const auto kexec = bisect("start --root " + root() + " --mode kexec" + args);
   EXPECT_EQ(kexec.status, 2) << kexec.out;
   EXPECT_NE(kexec.out.find("this machine cannot kexec"), std::string::npos) << kexec.out;
+  EXPECT_NE(kexec.out.find("candidate c0: /boot/vmlinuz-" + kRelease + " carries no signature"),
+            std::string::npos)
+      << kexec.out;
   EXPECT_FALSE(std::ifstream(dir_.path() + "/state/journal.jsonl").good());
   const auto chosen = bisect("start --root " + root() + " --mode auto" + args);
   ASSERT_EQ(chosen.status, 0) << chosen.out;
   EXPECT_NE(chosen.out.find("mode: reboot through grub (auto: kexec cannot"), std::string::npos)
+      << chosen.out;
+  EXPECT_NE(chosen.out.find("locked down (integrity)"), std::string::npos) << chosen.out;
+}
+
+TEST_F(BisectReboot, LockdownWithSignedCandidatesLeavesKexec) {
+  dir_.write("root/sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+  dir_.write("root/boot/vmlinuz-" + kRelease, testing::pe_kernel_image(1424));
+  const auto chosen = bisect("start --root " + root() + " --mode auto --good c0 --bad c5 " +
+                             "--predicate iommu.strict --candidates " + dir_.path() + "/list.txt");
+  EXPECT_NE(chosen.out.find("mode: kexec (auto: kexec works here)"), std::string::npos)
       << chosen.out;
 }
 

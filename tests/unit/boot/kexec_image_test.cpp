@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
+#include <utility>
 
 #include "support/fixtures.h"
+#include "support/pe_image.h"
 
 namespace kdrift {
 namespace {
@@ -175,6 +178,38 @@ TEST(OpenKexecFiles, OpensBothOrSaysWhichIsRefused) {
   ASSERT_FALSE(refused);
   EXPECT_TRUE(refused.error().context.starts_with("initrd " + tree.path("boot/initrd.img")))
       << refused.error().context;
+}
+
+TEST(PeImageSigned, ACertificateTableIsASignatureInBothPeFormats) {
+  for (const bool plus : {true, false}) {
+    SCOPED_TRACE(plus ? "PE32+" : "PE32");
+    EXPECT_TRUE(pe_image_signed(testing::pe_kernel_image(1424, plus)));
+    EXPECT_FALSE(pe_image_signed(testing::pe_kernel_image(0, plus)));
+  }
+}
+
+TEST(PeImageSigned, WhatIsNoPeImageOrIsCutShortIsUnsigned) {
+  std::string far_header = testing::pe_kernel_image(1424);
+  far_header[0x3e] = '\x7f';  // e_lfanew far past the head
+  std::string no_directory = testing::pe_kernel_image(1424);
+  no_directory[0x80 + 24 + 108] = 4;  // NumberOfRvaAndSizes: no certificate table
+  std::string not_mz = testing::pe_kernel_image(1424);
+  not_mz[0] = 'X';
+  const std::string whole = testing::pe_kernel_image(1424);
+  const std::pair<const char*, std::string> heads[] = {
+      {"empty", ""},
+      {"text", "not a kernel at all"},
+      {"raw bzImage", std::string(600, 'x')},
+      {"no MZ", not_mz},
+      {"cut inside the COFF header", whole.substr(0, 0x90)},
+      {"cut inside the certificate entry", whole.substr(0, 0x80 + 24 + 112 + 8 * 4 + 6)},
+      {"far header", far_header},
+      {"no certificate directory", no_directory},
+  };
+  for (const auto& [name, head] : heads)
+    EXPECT_FALSE(pe_image_signed(head)) << name;
+  EXPECT_TRUE(pe_image_signed(whole.substr(0, 0x80 + 24 + 112 + 8 * 4 + 8)))
+      << "the head up to the certificate entry is enough";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "support/fixtures.h"
+#include "support/pe_image.h"
 #include "util/text.h"
 
 namespace kdrift {
@@ -237,6 +238,50 @@ TEST(KexecPreflight, MissingKexecIsAProblemSayingWhatToInstall) {
   EXPECT_TRUE(mentions(preflight.problems, "kexec-tools"));
   EXPECT_TRUE(mentions(preflight.problems, empty.path()));
   EXPECT_TRUE(preflight.kexec_path.empty());
+}
+
+// A locked-down host with signature checking: kexec_file_load is the one call left.
+KexecPreflight locked_down_preflight(const HostTree& host) {
+  host.config(std::string(kBothCalls) + "CONFIG_KEXEC_SIG=y\n");
+  host.root().write("sys/kernel/security/lockdown", "none [integrity] confidentiality\n");
+  return host.preflight();
+}
+
+TEST(RequireSignedImages, UnderLockdownEachUnsignedCandidateIsAProblem) {
+  const HostTree host;
+  const TempDir images;
+  images.write("vmlinuz-signed", testing::pe_kernel_image(1424));
+  images.write("vmlinuz-unsigned", testing::pe_kernel_image(0));
+  KexecPreflight preflight = locked_down_preflight(host);
+  ASSERT_TRUE(preflight.ok()) << all_of(preflight.problems);
+  require_signed_images(preflight, SysRoot(images.path()),
+                        {{"/vmlinuz-signed", "", "", "6.1-signed"},
+                         {"/vmlinuz-unsigned", "", "", "6.12-unsigned"},
+                         {"/absent", "", "", "6.13-absent"}},
+                        false);
+  ASSERT_EQ(preflight.problems.size(), 1u) << all_of(preflight.problems);
+  EXPECT_TRUE(mentions(preflight.problems, "candidate 6.12-unsigned"));
+  EXPECT_TRUE(mentions(preflight.problems, "carries no signature"));
+  EXPECT_TRUE(mentions(preflight.problems, "locked down (integrity)"));
+  EXPECT_TRUE(mentions(preflight.problems, "--mode reboot"));
+}
+
+TEST(RequireSignedImages, KernelsKdriftBuildsAreUnsigned) {
+  const HostTree host;
+  KexecPreflight preflight = locked_down_preflight(host);
+  require_signed_images(preflight, SysRoot(host.root().path()), {}, true);
+  ASSERT_EQ(preflight.problems.size(), 1u);
+  EXPECT_TRUE(mentions(preflight.problems, "builds the candidates unsigned"));
+}
+
+TEST(RequireSignedImages, WithoutLockdownAnyImageLoads) {
+  const HostTree host;
+  const TempDir images;
+  images.write("vmlinuz", testing::pe_kernel_image(0));
+  KexecPreflight preflight = host.preflight();
+  require_signed_images(preflight, SysRoot(images.path()), {{"/vmlinuz", "", "", "unsigned"}},
+                        true);
+  EXPECT_TRUE(preflight.ok()) << all_of(preflight.problems);
 }
 
 TEST(SystemdIsPid1, LooksForTheRunDirectory) {

@@ -55,6 +55,26 @@ TEST(RunProcess, CapturesStdoutAndStderrInOrder) {
   EXPECT_FALSE(result.output_truncated);
 }
 
+TEST(RunProcess, StderrKeptApartLeavesStdoutADocument) {
+  ProcessOptions options = capturing();
+  options.separate_errors = true;
+  const std::string script = "echo '{'; echo 'ssh: warning' >&2; echo '}'; exit 3";
+  const ProcessResult result = run_ok({"sh", "-c", script}, options);
+  EXPECT_EQ(result.output, "{\n}\n");
+  EXPECT_EQ(result.errors, "ssh: warning\n");
+  EXPECT_EQ(result.exit_status, 3);
+  // Timed, and each stream bounded on its own.
+  options.timeout = std::chrono::seconds(10);
+  options.max_output_bytes = 100;
+  const ProcessResult chatty =
+      run_ok({"sh", "-c", "seq 1 20000 >&2; echo '{}'; seq 1 10 >&2"}, options);
+  EXPECT_EQ(chatty.output, "{}\n");
+  EXPECT_FALSE(chatty.output_truncated);
+  EXPECT_TRUE(chatty.errors_truncated);
+  EXPECT_EQ(chatty.errors.size(), 100U);
+  EXPECT_EQ(chatty.errors.substr(chatty.errors.size() - 5), "9\n10\n");
+}
+
 TEST(RunProcess, ArgumentsReachTheProgramAsWordsWithoutAShell) {
   const ProcessResult result =
       run_ok({"printf", "[%s]\n", "a b", "$HOME", "'q'", "*", ""}, capturing());
@@ -233,6 +253,30 @@ TEST(FindProgram, FindsTheFirstExecutableRegularFileOnThePath) {
   // A name with a slash is taken as given.
   EXPECT_EQ(find_program(dir.path() + "/d/tool", ""), dir.path() + "/d/tool");
   EXPECT_EQ(find_program(dir.path() + "/a/tool", path), std::nullopt);
+}
+
+TEST(CheckAbsoluteProgram, OnlyAnAbsolutePathToAnExecutableRegularFile) {
+  const TempDir dir;
+  dir.write("tool", "#!/bin/sh\n");
+  dir.write("data", "#!/bin/sh\n");
+  dir.mkdir("folder");
+  ASSERT_EQ(::chmod((dir.path() + "/tool").c_str(), 0755), 0);
+  EXPECT_TRUE(check_absolute_program(dir.path() + "/tool", "--power-cycle"));
+  const auto relative = check_absolute_program("tool", "--power-cycle");
+  ASSERT_FALSE(relative);
+  EXPECT_EQ(relative.error().describe(),
+            "--power-cycle: give the program's absolute path, not \"tool\"");
+  EXPECT_FALSE(check_absolute_program("", "--power-cycle"));
+  const auto missing = check_absolute_program(dir.path() + "/none", "--power-cycle");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, ENOENT);
+  const auto plain = check_absolute_program(dir.path() + "/data", "--power-cycle");
+  ASSERT_FALSE(plain);
+  EXPECT_EQ(plain.error().code, EACCES);
+  EXPECT_EQ(plain.error().context, "--power-cycle: " + dir.path() + "/data");
+  const auto folder = check_absolute_program(dir.path() + "/folder", "--power-cycle");
+  ASSERT_FALSE(folder);
+  EXPECT_NE(folder.error().describe().find("is not a regular file"), std::string::npos);
 }
 
 TEST(ShellQuoted, QuotesOnlyWhatAShellWouldChange) {
