@@ -13,6 +13,26 @@ warn() { printf '[lab] warning: %s\n' "$*" >&2; }
 die()  { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
 skip() { printf '[lab] skip: %s\n' "$*" >&2; exit "$EXIT_SKIP"; }
 
+# lab_ensure_packages PKG...: install the Debian packages of PKG... that are missing (apt-get,
+# as scripts/lib/common.sh's ensure_packages does for the build); skip (77) when one is
+# missing and this is not root, or apt cannot install it.
+lab_ensure_packages() {
+    local missing=() pkg
+    for pkg in "$@"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$pkg")
+    done
+    [[ ${#missing[@]} -gt 0 ]] || return 0
+    [[ $(id -u) == 0 ]] || skip "missing packages: ${missing[*]} (run as root to install them)"
+    command -v apt-get >/dev/null 2>&1 || skip "missing packages: ${missing[*]} (no apt-get)"
+    log "installing: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
+            >/dev/null 2>&1 || {
+        DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null 2>&1 || true
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+    } || skip "apt-get could not install: ${missing[*]}"
+}
+
 need_cmd() {
     local c
     for c in "$@"; do
@@ -118,13 +138,16 @@ lab_cmdline() {
     echo "console=ttyS0 panic=-1 no_timer_check $S_CMDLINE $*" | tr -s ' ' | sed 's/^ //; s/ $//'
 }
 
-# lab_qemu_machine NVME_IMG: LAB_QEMU = QEMU with the scenario's machine, CPUs, memory, NUMA,
-# IOMMU and NVMe (on NVME_IMG); the caller adds more devices, the kernel and the serial ports.
+# lab_qemu_machine NVME_IMG [reboot]: LAB_QEMU = QEMU with the scenario's machine, CPUs,
+# memory, NUMA, IOMMU and NVMe (on NVME_IMG); the caller adds more devices, the kernel and the
+# serial ports. QEMU ends when the guest reboots (-no-reboot) unless the second word is
+# "reboot": then a reboot resets the machine through its firmware (disk-boot's guests).
 lab_qemu_machine() {
-    local machine=$S_MACHINE nvme_bus=$S_NVME_BUS
+    local machine=$S_MACHINE nvme_bus=$S_NVME_BUS no_reboot=-no-reboot
+    [[ ${2:-} != reboot ]] || no_reboot=''
     [[ $machine == *accel=* ]] || machine+=",accel=tcg"
     LAB_QEMU=(qemu-system-x86_64 -machine "$machine" -cpu max -smp "$S_SMP" -m "$S_MEMORY"
-              -nographic -no-reboot -vga none -nic none -parallel none)
+              -nographic ${no_reboot:+"$no_reboot"} -vga none -nic none -parallel none)
     # shellcheck disable=SC2206  # scenario args are whitespace-separated words by design
     LAB_QEMU+=($S_NUMA_ARGS $S_QEMU_ARGS)
     if [[ -z $nvme_bus ]]; then
