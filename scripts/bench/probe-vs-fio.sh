@@ -16,6 +16,8 @@
 # and fio's run-to-run CV: on a shared machine a point whose range straddles the 0.97-1.10
 # band says the band cannot be told from the noise.
 # KDRIFT_PVF_KEEP=DIR keeps every run's figures (DIR/TARGET-ENGINE-POINT.{fio,kdrift}).
+# KDRIFT_PVF_ONLY=REGEX runs only the points whose "TARGET ENGINE POINT" it matches (grep -E), as
+# printed: "zram io_uring randread 4k qd16"; e.g. '^zram io_uring randread' for the hot path.
 # Measured figures: docs/benchmarks.md, "Probe against fio".
 # Usage: scripts/bench/probe-vs-fio.sh [PAIRS] [RUNTIME_S] [KDRIFT PROBE OPTIONS...]
 #   (root; default 5 pairs of 3 s runs; e.g. "5 3 --completion-wait spin" to measure spinning)
@@ -93,6 +95,9 @@ for target in "/dev/$zram" "$file"; do
   label=$([ -b "$target" ] && echo zram || echo file)
   for point in "${points[@]}"; do
     read -r engine rw bs depth semantics <<<"$point"
+    name="$rw $bs qd$depth"
+    [ "$semantics" = kdrift ] && name="$name kd-sem"
+    grep -Eq -- "${KDRIFT_PVF_ONLY:-.}" <<<"$label $engine $name" || continue
     : >"$work/fio.runs"
     : >"$work/kdrift.runs"
     for pair in $(seq "$pairs"); do
@@ -114,8 +119,6 @@ for target in "/dev/$zram" "$file"; do
       stats+=("$(awk -v t="$runtime" -v r="$ramp_ms" '{print $4 / ($1 * (t + r / 1000)) * 1e6}' \
         "$work/$tool.runs" | median)")
     done
-    name="$rw $bs qd$depth"
-    [ "$semantics" = kdrift ] && name="$name kd-sem"
     # Pair by pair: the ratio's range, and fio's own spread (the noise any ratio carries).
     range=$(paste -d' ' "$work/kdrift.runs" "$work/fio.runs" | awk '
       { r = $1 / $5; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi }

@@ -131,6 +131,12 @@ Result<std::optional<std::string>> probe_signature(int fd, const std::string& na
   }
   auto found = probe_open_device(fd, name);
   if (::fcntl(fd, F_SETFL, flags) != 0) return make_error(errno, name + ": restoring O_DIRECT");
+  // The probe's reads went through the page cache (261 pages on a zram), and while a device has
+  // cached pages every O_DIRECT read of it looks them up first (filemap_write_and_wait_range:
+  // 2.6 % of the io-wq worker's time in io_uring reads at depth 16 on zram, 0.1 % in fio's). On a
+  // device with nothing on it they are the probe's own, so they go, as fio drops a device's cache
+  // before every job (invalidate=1); failing leaves only the cost. A filesystem's are left alone.
+  if (found && !*found) (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   return found;
 }
 

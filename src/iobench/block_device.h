@@ -39,7 +39,8 @@ std::vector<std::string> write_refusals(const SysRoot& root, const TargetIdentit
 
 // libblkid's safe probe of superblocks (filesystems, swap, RAID members) and partition tables,
 // read through the open descriptor fd (name is for messages). O_DIRECT is off for the probe's
-// unaligned reads and restored after.
+// unaligned reads and restored after; on a device where it finds nothing, the page cache those
+// reads filled is dropped again, so that the O_DIRECT I/O after it pays no lookups.
 Result<std::optional<std::string>> probe_signature(int fd, const std::string& name);
 
 // The whole disk under the device, as the block trace filters on it (a partition is traced

@@ -1,5 +1,8 @@
-// io_uring engine: one ring per job, user_data = slot index; a submit call, then a wait call
-// once the queue is full (fio's pattern); clock reads after each.
+// io_uring engine: one ring per job, user_data = slot index. It submits and reaps as fio's
+// io_uring engine does: one io_uring_enter for what was prepared, then, once the queue is full,
+// the completions already in the ring, and a second io_uring_enter that sleeps only when there
+// were too few (ring_reap.h). The clock is read once after each io_uring_enter: that reading
+// times the submission and every completion found before the next one.
 
 #include <liburing.h>
 #include <sys/uio.h>
@@ -8,6 +11,7 @@
 #include <vector>
 
 #include "iobench/engine.h"
+#include "iobench/ring_reap.h"
 #include "iobench/slot_queue.h"
 #include "iobench/spin_policy.h"
 
@@ -45,7 +49,7 @@ constexpr std::array<unsigned, 3> kOptionalFlags = {
 class IoUringEngine final : public Engine {
  public:
   IoUringEngine(const ProbeJob& job, int fd, BufferPool& buffers)
-      : job_(job), fd_(fd), buffers_(buffers), slots_(job.iodepth) {}
+      : job_(job), fd_(fd), buffers_(buffers), slots_(job.iodepth), cqes_(job.iodepth) {}
   IoUringEngine(const IoUringEngine&) = delete;
   IoUringEngine& operator=(const IoUringEngine&) = delete;
   ~IoUringEngine() override {
@@ -59,8 +63,11 @@ class IoUringEngine final : public Engine {
  private:
   io_uring_sqe* next_sqe();
   bool prepare(uint32_t slot, const IoTarget& io, uint64_t now);
-  int submit(uint32_t wait);
-  int submit_and_poll_cq(uint32_t wait);
+  int submit();
+  int wait_for(uint32_t count);
+  int poll_cq(uint32_t count);
+  uint32_t take(uint32_t limit, uint64_t now, SlotQueue& queue, Recorder& recorder,
+                std::optional<IoFailure>& failure);
 
   ProbeJob job_;
   int fd_;
@@ -73,8 +80,8 @@ class IoUringEngine final : public Engine {
   unsigned sq_entries_ = 0;
   unsigned cq_entries_ = 0;
   unsigned features_ = 0;
-  uint64_t submit_returned_ns_ = 0;
   std::vector<SlotIo> slots_;
+  std::vector<io_uring_cqe*> cqes_;  // one reap's completions, at most one per slot
   SpinPolicy spin_;
 };
 
@@ -163,27 +170,30 @@ bool IoUringEngine::prepare(uint32_t slot, const IoTarget& io, uint64_t now) {
   return true;
 }
 
-// Submits what is prepared, then, when the queue is full, waits for `wait` completions in a
-// second call, as fio does. Returning to user space between the two lets a completion posted
-// meanwhile be found without sleeping: on zram, where io-wq runs every read, one call for both
-// slept on nearly every I/O (0.59-0.62 of fio's IOPS at depth 16, 88-164k context switches in
-// 3.5 s against 42-57k split). The submit call also asks for events: with DEFER_TASKRUN
-// completions are posted only while the submitter is in the kernel with GETEVENTS.
-int IoUringEngine::submit(uint32_t wait) {
-  if (job_.engine.sqpoll && job_.like_fio) return submit_and_poll_cq(wait);
-  const int submitted = io_uring_submit_and_get_events(&ring_);
-  submit_returned_ns_ = monotonic_ns();
-  if (submitted < 0 || wait == 0) return submitted;
+// One io_uring_enter for what is prepared (fio's fio_ioring_commit), which also asks for events:
+// with DEFER_TASKRUN completions are posted only while the submitter is in the kernel with
+// GETEVENTS, and this call posts those that completed meanwhile. Under --like-fio an SQPOLL ring
+// enters only when its thread asks to be woken, as fio's does.
+int IoUringEngine::submit() {
+  if (job_.engine.sqpoll && job_.like_fio) return io_uring_submit(&ring_);
+  return io_uring_submit_and_get_events(&ring_);
+}
+
+// Sleeps in the kernel until `count` more completions are in the ring (none is there when it is
+// called), spinning first when the job asks to. Waiting in a call of its own after the submit
+// lets a completion that arrived meanwhile be found without sleeping (the call posts it first):
+// on zram, where io-wq runs every read, one call for both slept on nearly every I/O (0.59-0.62 of
+// fio's IOPS at depth 16, 88-164k context switches in 3.5 s against 42-57k split).
+int IoUringEngine::wait_for(uint32_t count) {
+  if (job_.engine.sqpoll && job_.like_fio) return poll_cq(count);
   const bool spin = job_.completion_wait == CompletionWait::kSpin && !job_.engine.iopoll;
   if (spin && spin_.should_spin()) {
-    const int found = spin_.spin([&] { return io_uring_cq_ready(&ring_) >= wait; },
+    const int found = spin_.spin([&] { return io_uring_cq_ready(&ring_) >= count; },
                                  [&] { return io_uring_get_events(&ring_); }, monotonic_ns);
-    if (found < 0) return found;
-    if (found == 1) return submitted;
+    if (found != 0) return found < 0 ? found : 0;
   }
   io_uring_cqe* cqe = nullptr;
-  const int waited = io_uring_wait_cqe_nr(&ring_, &cqe, wait);
-  return waited < 0 ? waited : submitted;
+  return io_uring_wait_cqe_nr(&ring_, &cqe, count);
 }
 
 // fio's way with an SQPOLL ring (fio 3.33, engines/io_uring.c: fio_ioring_commit enters the
@@ -191,17 +201,26 @@ int IoUringEngine::submit(uint32_t wait) {
 // submitter spins on the CQ ring in user space. Where the SQ thread and the submitter share a
 // CPU, the spin takes the time the SQ thread needs (README, "kdrift and fio": 3.7k against
 // 18.6k IOPS in the 2-vCPU lab guest), so kdrift sleeps in the kernel unless asked to be fio.
-int IoUringEngine::submit_and_poll_cq(uint32_t wait) {
-  const int submitted = io_uring_submit(&ring_);
-  submit_returned_ns_ = monotonic_ns();
-  if (submitted < 0 || wait == 0) return submitted;
-  while (io_uring_cq_ready(&ring_) < wait) {
+int IoUringEngine::poll_cq(uint32_t count) {
+  while (io_uring_cq_ready(&ring_) < count) {
     if (io_uring_cq_has_overflow(&ring_)) {
       const int flushed = io_uring_get_events(&ring_);
       if (flushed < 0) return flushed;
     }
   }
-  return submitted;
+  return 0;
+}
+
+// Hands up to `limit` completions in the ring to the queue, seen at `now`; returns how many.
+uint32_t IoUringEngine::take(uint32_t limit, uint64_t now, SlotQueue& queue, Recorder& recorder,
+                             std::optional<IoFailure>& failure) {
+  const unsigned found = io_uring_peek_batch_cqe(&ring_, cqes_.data(), limit);
+  for (unsigned i = 0; i < found; ++i) {
+    const auto slot = static_cast<uint32_t>(io_uring_cqe_get_data64(cqes_[i]));
+    queue.complete(slot, slots_[slot], cqes_[i]->res, now, recorder, failure);
+  }
+  io_uring_cq_advance(&ring_, found);
+  return found;
 }
 
 std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& recorder) {
@@ -221,30 +240,36 @@ std::optional<IoFailure> IoUringEngine::run(IoPattern& pattern, Recorder& record
       prepared.push_back(slot);
     }
     const uint32_t wait = queue.wait_count(prepared.size());
-    const int result = submit(wait);
-    if (result < 0 && result != -EINTR && result != -EAGAIN && result != -EBUSY) {
-      return IoFailure{-result, "io_uring_enter"};
+    if (prepared.empty()) {
+      recorder.reap_call();
+    } else {
+      recorder.submit_call(prepared.size());
     }
-    now = monotonic_ns();
-    if (!prepared.empty()) {
+    bool submitted_all = true;
+    // As fio's commit: no io_uring_enter without something to submit. Entries a submit the
+    // kernel cut short left in the ring go with the next one.
+    if (io_uring_sq_ready(&ring_) != 0) {
+      const int submitted = submit();
+      if (submitted < 0 && !wait_cut_short(submitted))
+        return IoFailure{-submitted, "io_uring_enter"};
+      submitted_all = submitted >= 0;
+      now = monotonic_ns();
       // Submission ended when the submit call returned, before any wait (slat as fio's).
       for (const uint32_t slot : prepared)
-        slots_[slot].submitted_ns = submit_returned_ns_;
-      recorder.submit_call(prepared.size());
-    } else {
-      recorder.reap_call();
+        slots_[slot].submitted_ns = now;
+      queue.check_window(recorder, now);
     }
-    queue.check_window(recorder, now);
     if (wait == 0) continue;  // completions are reaped once the queue is full, as fio does
-    unsigned head = 0;
-    unsigned seen = 0;
-    io_uring_cqe* cqe = nullptr;
-    io_uring_for_each_cqe(&ring_, head, cqe) {
-      const auto slot = static_cast<uint32_t>(io_uring_cqe_get_data64(cqe));
-      queue.complete(slot, slots_[slot], cqe->res, now, recorder, failure);
-      if (++seen == job_.batch_complete_max) break;
-    }
-    io_uring_cq_advance(&ring_, seen);
+    // After a submit cut short nothing may be in flight to end a wait: take only what is there.
+    const int reaped = reap_completions(
+        submitted_all ? wait : 0, queue.reap_limit(wait),
+        [&](uint32_t limit) { return take(limit, now, queue, recorder, failure); },
+        [&](uint32_t count) {
+          const int waited = wait_for(count);
+          now = monotonic_ns();
+          return waited;
+        });
+    if (reaped < 0) return IoFailure{-reaped, "io_uring_enter"};
   }
   return failure;
 }

@@ -48,7 +48,7 @@ class LibaioEngine final : public Engine {
 
   void prepare(SlotQueue& queue, IoPattern& pattern, uint64_t now, Round& round);
   std::optional<IoFailure> submit(SlotQueue& queue, Recorder& recorder, Round& round);
-  int reap(long wait, long most);
+  int reap(uint32_t least, uint32_t most);
   void complete(int reaped, uint64_t now, SlotQueue& queue, Recorder& recorder,
                 std::optional<IoFailure>& failure);
 
@@ -103,15 +103,18 @@ std::optional<IoFailure> LibaioEngine::submit(SlotQueue& queue, Recorder& record
   return std::nullopt;
 }
 
-// Waits for at least `wait` events into events_; spinning, it polls without sleeping first.
-// Events already taken are returned even if a later call fails, so no slot is lost.
-int LibaioEngine::reap(long wait, long most) {
+// Waits for at least `least` events into events_, taking up to `most`; spinning, it polls
+// without sleeping first. Events already taken are returned even if a later call fails, so no
+// slot is lost.
+int LibaioEngine::reap(uint32_t least, uint32_t most) {
+  const auto wait = static_cast<long>(least);
+  const auto limit = static_cast<long>(most);
   long found = 0;
   if (job_.completion_wait == CompletionWait::kSpin && spin_.should_spin()) {
     timespec no_wait{};
     const int spun = spin_.spin([&] { return found >= wait; },
                                 [&] {
-                                  const int result = io_getevents(context_, 0, most - found,
+                                  const int result = io_getevents(context_, 0, limit - found,
                                                                   events_.data() + found, &no_wait);
                                   if (result > 0) found += result;
                                   return result;
@@ -121,7 +124,7 @@ int LibaioEngine::reap(long wait, long most) {
     if (spun == 1) return static_cast<int>(found);
   }
   const int result =
-      io_getevents(context_, wait - found, most - found, events_.data() + found, nullptr);
+      io_getevents(context_, wait - found, limit - found, events_.data() + found, nullptr);
   if (result < 0) return found > 0 ? static_cast<int>(found) : result;
   return static_cast<int>(found + result);
 }
@@ -141,9 +144,6 @@ std::optional<IoFailure> LibaioEngine::run(IoPattern& pattern, Recorder& recorde
   Round round;
   round.controls.reserve(job_.iodepth);
   round.slots.reserve(job_.iodepth);
-  const long reap_max = job_.batch_complete_max == 0
-                            ? static_cast<long>(job_.iodepth)
-                            : static_cast<long>(std::min(job_.batch_complete_max, job_.iodepth));
   std::optional<IoFailure> failure;
   uint64_t now = monotonic_ns();
   while (queue.next_round(recorder, now)) {
@@ -155,9 +155,9 @@ std::optional<IoFailure> LibaioEngine::run(IoPattern& pattern, Recorder& recorde
         slots_[slot].io.submitted_ns = now;
     }
     if (queue.inflight() == 0) continue;
-    const auto wait = static_cast<long>(queue.wait_count(round.slots.size()));
+    const uint32_t wait = queue.wait_count(round.slots.size());
     if (wait == 0) continue;  // completions are reaped once the queue is full, as fio does
-    const int reaped = reap(wait, reap_max);
+    const int reaped = reap(wait, queue.reap_limit(wait));
     if (reaped < 0) {
       if (reaped == -EINTR) continue;
       return IoFailure{-reaped, "io_getevents"};

@@ -1,9 +1,10 @@
 #pragma once
 // The bookkeeping the queued engines (io_uring, libaio) share: which I/O slots are free, how
 // many to prepare each round (every free one, or batch_submit of them once that many are free,
-// as fio's iodepth_batch_submit), how many completions to wait for (iodepth_batch_complete_min),
-// what a completion means for the job, and when to stop: once the recorder's window is over, or
-// after a failure, and only when nothing is left in flight.
+// as fio's iodepth_batch_submit), how many completions to wait for (iodepth_batch_complete_min)
+// and to take at most (iodepth_batch_complete_max), what a completion means for the job, and when
+// to stop: once the recorder's window is over, or after a failure, and only when nothing is left
+// in flight.
 
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +30,7 @@ class SlotQueue {
   explicit SlotQueue(const ProbeJob& job)
       : batch_(job.batch_submit == 0 ? 0 : std::min(job.batch_submit, job.iodepth)),
         complete_min_(job.batch_complete_min),
+        complete_max_(job.batch_complete_max),
         block_size_(job.block_size) {
     free_.reserve(job.iodepth);
     for (uint32_t slot = job.iodepth; slot > 0; --slot)
@@ -81,11 +83,19 @@ class SlotQueue {
     if (prepared != 0 && !free_.empty() && ready() != 0) return 0;
     return std::max(1u, std::min(complete_min_, inflight_));
   }
+  // Completions to take at most in one reap that waits for `wait`: complete_max of those in
+  // flight (0: all of them), never fewer than `wait` (fio's td_io_getevents: max is capped at
+  // the depth in flight, then raised to min).
+  uint32_t reap_limit(uint32_t wait) const {
+    const uint32_t most = complete_max_ == 0 ? inflight_ : std::min(complete_max_, inflight_);
+    return std::max(most, wait);
+  }
   uint32_t inflight() const { return inflight_; }
 
  private:
   uint32_t batch_;
   uint32_t complete_min_;
+  uint32_t complete_max_;
   uint64_t block_size_;
   std::vector<uint32_t> free_;
   uint32_t inflight_ = 0;

@@ -3,9 +3,16 @@
 // each test skips with the reason when it cannot set up.
 
 #include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
+#include "iobench/target.h"
 #include "support/fixtures.h"
 #include "support/probe_runs.h"
 #include "support/system.h"
@@ -17,6 +24,7 @@ using testing::LoopDevice;
 using testing::probe_json;
 using testing::run_command;
 using testing::run_kdrift;
+using testing::ZramDevice;
 
 const std::string kWrites =
     " --engine psync --rw randwrite --bs 4k --iodepth 1 --runtime 100ms --ramp 0s"
@@ -47,6 +55,34 @@ class ReadOnlyMount {
   std::string point_;
   bool mounted_ = false;
 };
+
+// Pages of fd's block device in the page cache, as mincore sees them through a mapping of it.
+size_t cached_pages(int fd) {
+  uint64_t bytes = 0;
+  if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0) return SIZE_MAX;
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  if (mapped == MAP_FAILED) return SIZE_MAX;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> resident((bytes + static_cast<uint64_t>(page) - 1) / page);
+  const int status = ::mincore(mapped, bytes, resident.data());
+  ::munmap(mapped, bytes);
+  if (status != 0) return SIZE_MAX;
+  return static_cast<size_t>(std::count_if(resident.begin(), resident.end(),
+                                           [](unsigned char entry) { return (entry & 1) != 0; }));
+}
+
+// libblkid's probe reads through the page cache (hundreds of pages); on a blank device they are
+// dropped again, or every O_DIRECT read of the probe would look them up first.
+TEST(ProbeTarget, TheSignatureProbeLeavesNoPageCacheOnABlankDevice) {
+  REQUIRE_ROOT();
+  std::string reason;
+  auto zram = ZramDevice::create("64M", &reason);
+  if (!zram) GTEST_SKIP() << reason;
+  SysRoot root;
+  auto target = Target::open(zram->path(), TargetOptions{}, root);
+  ASSERT_TRUE(target) << target.error().describe();
+  EXPECT_EQ(cached_pages(target->fd()), 0u);
+}
 
 TEST(ProbeTarget, BlankLoopDeviceIsWrittenWithAllowWrite) {
   REQUIRE_ROOT();

@@ -119,6 +119,30 @@ TEST(SlotQueue, AStoppedQueueDrainsThenEnds) {
   EXPECT_FALSE(queue.next_round(recorder, 0));
 }
 
+// As fio's td_io_getevents: a reap takes at most complete_max of the I/Os in flight (0: all of
+// them), and never fewer than it waits for.
+TEST(SlotQueue, AReapTakesAtMostCompleteMaxOfWhatIsInFlight) {
+  ProbeJob job = queued(8, 0, 1);
+  job.batch_complete_max = 0;
+  SlotQueue all(job);
+  for (int i = 0; i < 5; ++i)
+    (void)all.take();
+  EXPECT_EQ(all.reap_limit(1), 5u);
+  job.batch_complete_max = 3;
+  SlotQueue three(job);
+  for (int i = 0; i < 5; ++i)
+    (void)three.take();
+  EXPECT_EQ(three.reap_limit(1), 3u);
+  EXPECT_EQ(three.reap_limit(4), 4u);  // complete_min above complete_max wins
+  (void)three.take();
+  three.give_back(0);
+  three.give_back(1);
+  three.give_back(2);
+  three.give_back(3);
+  EXPECT_EQ(three.inflight(), 2u);
+  EXPECT_EQ(three.reap_limit(1), 2u);  // only two left in flight
+}
+
 TEST(SlotQueue, TheRecordersWindowStopsSubmission) {
   Driver engine(queued(2, 1, 1));
   EXPECT_EQ(engine.rounds(2), "+1/1, +1/2 -1, ");
