@@ -1,5 +1,7 @@
 #include "fleet/fleet_report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -14,6 +16,7 @@
 #include "rules/analysis.h"
 #include "snapshot/json_access.h"
 #include "util/fatal.h"
+#include "util/ordered_pool.h"
 #include "util/version.h"
 
 namespace kdrift {
@@ -25,6 +28,9 @@ constexpr std::size_t kMaxSplitsListed = 30;
 constexpr std::size_t kMaxSplitValuesListed = 8;
 constexpr std::size_t kExamplesPerGroup = 5;
 constexpr std::size_t kNoReference = std::numeric_limits<std::size_t>::max();
+// Facts read ahead of the one the index waits for, per reader: enough that a slow snapshot does
+// not idle the other readers, few enough that they are a handful of hosts' facts.
+constexpr std::size_t kReadWindowPerReader = 4;
 
 struct Candidate {
   std::size_t host = 0;
@@ -42,22 +48,37 @@ struct FleetRead {
   std::size_t unreadable_count = 0;
 };
 
+// What a reader thread makes of one input: the host's facts, or why its snapshot is unreadable.
+Result<HostFacts> read_host(FleetInput& input, const JsonMemberFilter& filter,
+                            const FactSelection& selection) {
+  auto snapshot = read_fleet_input(input, &filter);
+  if (!snapshot) return snapshot.error();
+  return host_facts(*snapshot, selection);
+}
+
+// Each input is read, parsed and reduced to its facts on one of the reader threads; the facts
+// are folded into the index here, in input order, so the document is the same for any number
+// of readers.
 Result<FleetRead> read_fleet(const FleetRequest& request, const FactSelection& selection) {
   auto inputs = fleet_inputs(request.arguments, kMaxFleetHosts);
   if (!inputs) return inputs.error();
   FleetRead read;
   const JsonMemberFilter filter = fleet_member_filter(selection);
-  for (auto& input : *inputs) {
-    auto snapshot = read_fleet_input(input, &filter);
-    if (!snapshot) {
-      if (read.unreadable_count++ < kMaxUnreadableListed) {
-        read.unreadable.push_back({{"file", input.file}, {"error", snapshot.error().describe()}});
-      }
-      continue;
-    }
-    read.index.add(input.host, input.file, host_facts(*snapshot, selection));
-    read.inputs.push_back(std::move(input));
-  }
+  const std::size_t readers = std::max<std::size_t>(request.readers, 1);
+  make_in_order(
+      inputs->size(), readers, kReadWindowPerReader * readers,
+      [&](std::size_t item) { return read_host((*inputs)[item], filter, selection); },
+      [&](std::size_t item, Result<HostFacts> facts) {
+        FleetInput& input = (*inputs)[item];
+        if (!facts) {
+          if (read.unreadable_count++ < kMaxUnreadableListed) {
+            read.unreadable.push_back({{"file", input.file}, {"error", facts.error().describe()}});
+          }
+          return;
+        }
+        read.index.add(input.host, input.file, std::move(*facts));
+        read.inputs.push_back(std::move(input));
+      });
   if (read.inputs.empty()) {
     if (read.unreadable_count > 0)
       return content_error(read.unreadable[0]["error"].get<std::string>() +
@@ -386,6 +407,12 @@ Result<Json> fleet_report(const FleetRequest& request, const std::vector<Rule>& 
   if (selection) fleet["comparison"] = compare_groups(*selection, read->inputs, rules);
   fleet["status"]["exit_status"] = fleet_exit_status(fleet);
   return fleet;
+}
+
+std::size_t default_fleet_readers() {
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return std::clamp<std::size_t>(online > 0 ? static_cast<std::size_t>(online) : 1, 1,
+                                 kMaxDefaultFleetReaders);
 }
 
 int fleet_exit_status(const Json& fleet) {
