@@ -258,6 +258,21 @@ bool FactSelection::takes(std::string_view name) const {
                      [&](const std::string& prefix) { return name.starts_with(prefix); });
 }
 
+FactSelection FactSelection::under(std::string_view prefix) const {
+  FactSelection below;
+  for (const std::string& name : names_) {
+    if (name.starts_with(prefix)) below.names_.insert(name.substr(prefix.size()));
+  }
+  for (const std::string& taken : prefixes_) {
+    if (taken.starts_with(prefix)) {
+      below.prefixes_.push_back(taken.substr(prefix.size()));
+    } else if (prefix.starts_with(taken)) {
+      below.prefixes_.push_back("");  // takes everything below prefix
+    }
+  }
+  return below;
+}
+
 HostFacts host_facts(const Json& snapshot, const FactSelection& selection) {
   HostFacts host;
   host.hostname = bounded(string_at(snapshot, {"environment", "hostname"}).value_or(""));
@@ -274,7 +289,10 @@ HostFacts host_facts(const Json& snapshot, const FactSelection& selection) {
 }
 
 JsonMemberFilter fleet_member_filter(const FactSelection& selection) {
-  return [&selection](std::span<const std::string> path) {
+  // A kernel's config is thousands of symbols: each is asked of the few entries that name
+  // config symbols, not of every entry, and without making its fact's name first.
+  return [&selection,
+          config = selection.under("kernel.config.")](std::span<const std::string> path) {
     if (path.size() == 1) {
       const SnapshotSection* section = find_section(path[0]);
       return path[0] == "schema" || (section != nullptr && section->fleet_reads);
@@ -284,7 +302,7 @@ JsonMemberFilter fleet_member_filter(const FactSelection& selection) {
     if (section == "pci" && path.size() == 3) return true;
     if (section == "pci" && path.size() == 4) return path[3] != "aer";
     if (section == "kernel" && path.size() == 4 && path[1] == "config" && path[2] == "symbols") {
-      return selection.takes("kernel.config." + path[3]);
+      return config.takes(path[3]);
     }
     // Of a job, what host_facts reads: its traces, per-second samples and rounds are most of a
     // snapshot.

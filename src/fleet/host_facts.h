@@ -53,8 +53,13 @@ class FactSelection {
 
   // name: a fact's name without its [MODEL] or [CLASS].
   bool takes(std::string_view name) const;
+  // The names and prefixes that start with prefix, without it: what takes() would say of
+  // prefix + name, asked of the name alone.
+  FactSelection under(std::string_view prefix) const;
 
  private:
+  FactSelection() = default;
+
   std::set<std::string, std::less<>> names_;
   std::vector<std::string> prefixes_;
 };

@@ -72,6 +72,23 @@ TEST(HostFacts, TheFactsAreThoseTheRulesFingerprintNames) {
   EXPECT_TRUE(host_facts(snapshot, FactSelection(std::vector<Rule>{})).facts.empty());
 }
 
+TEST(HostFacts, ASelectionUnderAPrefixTakesWhatTheWholeNameWould) {
+  Rule rule;
+  rule.fingerprint = {"kernel.config.CONFIG_NVME*", "kernel.config.CONFIG_HZ", "sysctl.vm.x"};
+  const FactSelection selection({rule});
+  const FactSelection config = selection.under("kernel.config.");
+  for (const char* symbol : {"CONFIG_NVME_CORE", "CONFIG_NVME", "CONFIG_HZ", "CONFIG_HZ_1000",
+                             "CONFIG_64BIT", "vm.x", ""}) {
+    EXPECT_EQ(config.takes(symbol), selection.takes(std::string("kernel.config.") + symbol))
+        << symbol;
+  }
+  EXPECT_TRUE(config.takes("CONFIG_NVME_TCP"));
+  EXPECT_FALSE(config.takes("CONFIG_HZ_1000"));
+  rule.fingerprint = {"kernel.*"};
+  EXPECT_TRUE(FactSelection({rule}).under("kernel.config.").takes("CONFIG_64BIT"))
+      << "an entry above the prefix takes everything below it";
+}
+
 TEST(HostFacts, TheFilteredReadGivesTheSameFactsAsTheWholeDocument) {
   for (const char* name : {"poll-queues-2", "intel-strict", "generic-6.12-no-poll"}) {
     const std::string path =
