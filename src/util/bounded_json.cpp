@@ -3,7 +3,6 @@
 #include <simdjson.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <vector>
 
 namespace kdrift {
@@ -73,55 +72,6 @@ Result<Json> parse_bounded_json(std::string_view text, const std::string& source
 }
 
 namespace {
-
-// Raised inside the filtered parse when the document passes a limit; caught before it returns.
-struct OverLimit {
-  std::string problem;
-};
-
-Result<Json> parse_filtered_nlohmann(std::string_view text, const std::string& source,
-                                     const JsonLimits& limits, const JsonMemberFilter& keep) {
-  // One pass: thousands of documents are read this way (kdrift fleet), and lexing is most of the
-  // cost. The parser reports every container's start and every value, built or not, so the
-  // limits hold for the whole text.
-  // path[d] names what sits at depth d + 1: a member's name, or "[]" inside an array. A key is
-  // reported at the depth of its object, a container's start at its parent's.
-  std::vector<std::string> path;
-  size_t values = 0;
-  const Json::parser_callback_t filter = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    const auto level = static_cast<size_t>(depth);
-    switch (event) {
-      case Json::parse_event_t::array_start:
-      case Json::parse_event_t::object_start:
-        if (level + 1 > limits.max_depth) {
-          throw OverLimit{"nested deeper than " + std::to_string(limits.max_depth) + " levels"};
-        }
-        if (event == Json::parse_event_t::array_start) {
-          path.resize(level + 1);
-          path[level] = "[]";
-        }
-        return true;
-      case Json::parse_event_t::key:
-        path.resize(level);
-        path[level - 1] = parsed.get<std::string>();
-        return keep(std::span<const std::string>(path));
-      case Json::parse_event_t::value:
-        if (++values > limits.max_values) {
-          throw OverLimit{"more than " + std::to_string(limits.max_values) + " values"};
-        }
-        return true;
-      default:
-        return true;
-    }
-  };
-  try {
-    return Json::parse(text, filter);
-  } catch (const OverLimit& over) {
-    return content_error(source + ": " + over.problem);
-  } catch (const Json::exception& error) {
-    return content_error(source + ": not valid JSON (" + error.what() + ")");
-  }
-}
 
 namespace ondemand = simdjson::ondemand;
 
@@ -269,15 +219,11 @@ class FilteredWalk {
   std::string problem_;
 };
 
-// A parser's buffers are about six times the document it last read: one is kept per thread for
-// documents the size of real snapshots, and a larger one gets its own, freed with it.
 constexpr std::size_t kReusedParserBytes = std::size_t{4} << 20;
 
-Result<Json> parse_filtered_simdjson(std::string_view text, const std::string& source,
-                                     const JsonLimits& limits, const JsonMemberFilter& keep) {
-  thread_local ondemand::parser reused;
-  ondemand::parser own;
-  ondemand::parser& parser = text.size() <= kReusedParserBytes ? reused : own;
+Result<Json> parse_filtered(ondemand::parser& parser, std::string_view text,
+                            const std::string& source, const JsonLimits& limits,
+                            const JsonMemberFilter& keep) {
   // nlohmann skips a byte order mark; simdjson would refuse it.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   const simdjson::padded_string padded(text);
@@ -303,14 +249,14 @@ Result<Json> parse_filtered_simdjson(std::string_view text, const std::string& s
 
 }  // namespace
 
-// For the measurement only (docs/benchmarks.md, "Fleet scale"): KDRIFT_FILTERED_JSON=nlohmann
-// reads as before. The slower of the two goes in the next commit.
 Result<Json> parse_bounded_json(std::string_view text, const std::string& source,
                                 const JsonLimits& limits, const JsonMemberFilter& keep) {
-  const char* reader = std::getenv("KDRIFT_FILTERED_JSON");
-  const std::string_view which = reader ? reader : "simdjson";
-  if (which == "nlohmann") return parse_filtered_nlohmann(text, source, limits, keep);
-  return parse_filtered_simdjson(text, source, limits, keep);
+  // A parser's buffers are about six times the document it last read: one is kept per thread
+  // for documents the size of real snapshots, and a larger one gets its own, freed with it.
+  thread_local simdjson::ondemand::parser reused;
+  simdjson::ondemand::parser own;
+  return parse_filtered(text.size() <= kReusedParserBytes ? reused : own, text, source, limits,
+                        keep);
 }
 
 }  // namespace kdrift
