@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <string_view>
 
@@ -244,18 +245,30 @@ FactSelection::FactSelection(const std::vector<Rule>& rules) {
   for (const Rule& rule : rules) {
     for (const std::string& entry : rule.fingerprint) {
       if (entry.ends_with('*')) {
-        prefixes_.push_back(entry.substr(0, entry.size() - 1));
+        prefixes_.insert(entry.substr(0, entry.size() - 1));
       } else {
         names_.insert(entry);
       }
     }
   }
+  drop_covered_prefixes();
+}
+
+// A prefix another one starts with takes nothing more: without them, the one prefix a name can
+// start with is the last one not after it (a fleet read asks this of every config symbol).
+void FactSelection::drop_covered_prefixes() {
+  for (auto prefix = prefixes_.begin(); prefix != prefixes_.end();) {
+    auto next = std::next(prefix);
+    while (next != prefixes_.end() && next->starts_with(*prefix))
+      next = prefixes_.erase(next);
+    prefix = next;
+  }
 }
 
 bool FactSelection::takes(std::string_view name) const {
-  return names_.contains(name) ||
-         std::any_of(prefixes_.begin(), prefixes_.end(),
-                     [&](const std::string& prefix) { return name.starts_with(prefix); });
+  if (names_.contains(name)) return true;
+  const auto after = prefixes_.upper_bound(name);
+  return after != prefixes_.begin() && name.starts_with(*std::prev(after));
 }
 
 FactSelection FactSelection::under(std::string_view prefix) const {
@@ -265,11 +278,12 @@ FactSelection FactSelection::under(std::string_view prefix) const {
   }
   for (const std::string& taken : prefixes_) {
     if (taken.starts_with(prefix)) {
-      below.prefixes_.push_back(taken.substr(prefix.size()));
+      below.prefixes_.insert(taken.substr(prefix.size()));
     } else if (prefix.starts_with(taken)) {
-      below.prefixes_.push_back("");  // takes everything below prefix
+      below.prefixes_.insert("");  // takes everything below prefix
     }
   }
+  below.drop_covered_prefixes();
   return below;
 }
 

@@ -59,9 +59,10 @@ class FactSelection {
 
  private:
   FactSelection() = default;
+  void drop_covered_prefixes();
 
   std::set<std::string, std::less<>> names_;
-  std::vector<std::string> prefixes_;
+  std::set<std::string, std::less<>> prefixes_;  // none starts with another
 };
 
 // The selected facts of a snapshot document (any subset of a full one: what is absent is not a

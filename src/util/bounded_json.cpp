@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -194,7 +195,9 @@ class FilteredWalk {
     std::string_view token;
     if (failed(simdjson::simdjson_result<std::string_view>(value.raw_json_token()).get(token)))
       return false;
-    if (token.find_first_of(".eE") == std::string_view::npos) {
+    // A loop, not find_first_of: that is a memchr per character, and numbers are most values.
+    if (std::none_of(token.begin(), token.end(),
+                     [](char c) { return c == '.' || c == 'e' || c == 'E'; })) {
       int64_t negative = 0;
       uint64_t positive = 0;
       if (token.starts_with('-') && value.get_int64().get(negative) == simdjson::SUCCESS) {
