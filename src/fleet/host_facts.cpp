@@ -305,8 +305,7 @@ HostFacts host_facts(const Json& snapshot, const FactSelection& selection) {
 JsonMemberFilter fleet_member_filter(const FactSelection& selection) {
   // A kernel's config is thousands of symbols: each is asked of the few entries that name
   // config symbols, not of every entry, and without making its fact's name first.
-  return [&selection,
-          config = selection.under("kernel.config.")](std::span<const std::string> path) {
+  return [config = selection.under("kernel.config.")](std::span<const std::string> path) {
     if (path.size() == 1) {
       const SnapshotSection* section = find_section(path[0]);
       return path[0] == "schema" || (section != nullptr && section->fleet_reads);

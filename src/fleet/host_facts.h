@@ -71,7 +71,7 @@ HostFacts host_facts(const Json& snapshot, const FactSelection& selection);
 
 // Which members of a snapshot host_facts and the group comparison read: a fleet read builds
 // only these (the kernel's full config, the probe's traces and the IRQ table are most of a
-// snapshot). The filter refers to selection, which must outlive it.
+// snapshot). The filter keeps what it needs of selection.
 JsonMemberFilter fleet_member_filter(const FactSelection& selection);
 
 // read_snapshot_file through fleet_member_filter.
