@@ -11,8 +11,12 @@
 # follow, then recall by kind, then every missed planted host and every falsely flagged host
 # with its deviations.
 # Generated fleets are cached in $KDRIFT_FLEET_CACHE (default /var/tmp/kdrift-bench-fleet), keyed
-# by size, seed, outlier share and the generator's hash, so a rerun reuses them (10000 hosts:
-# ~1 GiB, several minutes to generate).
+# by size, seed, outlier share and the generator's hash, so a rerun reuses them (about 115 KB a
+# host: 10000 hosts ~1.1 GiB and several minutes to generate, 100000 hosts ~11 GiB and about an
+# hour and a half on two cores; a size whose fleet would not fit on the cache's file system is
+# refused before anything is written). kdrift fleet runs with its default --jobs (the online
+# CPUs, at most 8), and keeps every snapshot open: 100000 hosts need an open-file limit (hard)
+# above 100000, which kdrift raises to as root.
 # Measured figures: docs/benchmarks.md, "Fleet scale".
 # Usage: scripts/bench/fleet.sh [RUNS] [SIZES...]
 # Environment: KDRIFT_BIN (default build/kdrift), KDRIFT_FLEET_SEED (1), KDRIFT_FLEET_OUTLIERS
@@ -61,6 +65,13 @@ fleet_dir() {
     log "generating $1 hosts in $dir"
     rm -rf "$dir.tmp"
     mkdir -p "$cache"
+    # 115 KB a host, and a tenth more to spare.
+    local need_kib=$(($1 * 127)) free_kib
+    free_kib=$(df -Pk "$cache" | awk 'NR == 2 {print $4}')
+    if [ "$free_kib" -lt "$need_kib" ]; then
+      log "$1 hosts need about $((need_kib >> 20)) GiB in $cache, which has $((free_kib >> 20)) GiB free"
+      exit 2
+    fi
     python3 "$generator" -n "$1" --seed "$seed" --outliers "$percent" -o "$dir.tmp" --progress "${gen_opts[@]}" >&2
     rm -rf "$dir"
     mv "$dir.tmp" "$dir"

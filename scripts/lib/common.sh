@@ -7,7 +7,8 @@ KDRIFT_BUILD_DIR=${KDRIFT_BUILD_DIR:-$KDRIFT_ROOT/build}
 # debian/control's Build-Depends too (scripts/package refuses to build when the two differ).
 KDRIFT_BUILD_PACKAGES=(
   g++ cmake ninja-build pkg-config clang
-  libcli11-dev nlohmann-json3-dev libtomlplusplus-dev zlib1g-dev libarchive-dev liblzma-dev
+  libcli11-dev nlohmann-json3-dev libsimdjson-dev libtomlplusplus-dev zlib1g-dev libdeflate-dev
+  libarchive-dev liblzma-dev
   liburing-dev libaio-dev libbpf-dev bpftool libpci-dev pci.ids libblkid-dev
   libgtest-dev
 )

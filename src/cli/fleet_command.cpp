@@ -18,6 +18,7 @@ struct FleetArguments {
   std::vector<std::string> groups;  // NAME=GLOB
   std::string reference;
   std::size_t max_outliers = 100;
+  std::size_t jobs = default_fleet_readers();
   std::string format = "text";
   std::string output;
   mode_t mode = kDefaultOutputMode;
@@ -39,7 +40,7 @@ std::vector<FleetGroupPattern> group_patterns(const std::vector<std::string>& sp
 
 int run_fleet(const FleetArguments& args) {
   const FleetRequest request{args.inputs, group_patterns(args.groups), args.reference,
-                             args.max_outliers};
+                             args.max_outliers, args.jobs};
   auto fleet = fleet_report(request, rules_from(args.checks_directory));
   if (!fleet) throw FatalError(fleet.error().describe());
   std::string text;
@@ -75,6 +76,12 @@ void register_fleet(CLI::App& app, int& exit_status) {
                       "baseline, else the second)");
   command->add_option("--max-outliers", args->max_outliers, "List at most N outliers (default 100)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  command
+      ->add_option("--jobs", args->jobs,
+                   "Read N snapshots at a time, each on its own thread (default: the online CPUs, "
+                   "at most " +
+                       std::to_string(kMaxDefaultFleetReaders) + ")")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{256}));
   command->add_option("--format", args->format, "text (default), json or html")
       ->check(CLI::IsMember({"text", "json", "html"}));
   command->add_option("-o,--output", args->output, "Write the report to FILE (default stdout)");

@@ -1,10 +1,13 @@
 #include "fleet/fleet_report.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "diff/statistics.h"
 #include "fleet/fleet_index.h"
@@ -14,6 +17,7 @@
 #include "rules/analysis.h"
 #include "snapshot/json_access.h"
 #include "util/fatal.h"
+#include "util/ordered_pool.h"
 #include "util/version.h"
 
 namespace kdrift {
@@ -25,6 +29,9 @@ constexpr std::size_t kMaxSplitsListed = 30;
 constexpr std::size_t kMaxSplitValuesListed = 8;
 constexpr std::size_t kExamplesPerGroup = 5;
 constexpr std::size_t kNoReference = std::numeric_limits<std::size_t>::max();
+// Facts read ahead of the one the index waits for, per reader: enough that a slow snapshot does
+// not idle the other readers, few enough that they are a handful of hosts' facts.
+constexpr std::size_t kReadWindowPerReader = 4;
 
 struct Candidate {
   std::size_t host = 0;
@@ -42,22 +49,37 @@ struct FleetRead {
   std::size_t unreadable_count = 0;
 };
 
+// What a reader thread makes of one input: the host's facts, or why its snapshot is unreadable.
+Result<HostFacts> read_host(FleetInput& input, const JsonMemberFilter& filter,
+                            const FactSelection& selection) {
+  auto snapshot = read_fleet_input(input, &filter);
+  if (!snapshot) return snapshot.error();
+  return host_facts(*snapshot, selection);
+}
+
+// Each input is read, parsed and reduced to its facts on one of the reader threads; the facts
+// are folded into the index here, in input order, so the document is the same for any number
+// of readers.
 Result<FleetRead> read_fleet(const FleetRequest& request, const FactSelection& selection) {
   auto inputs = fleet_inputs(request.arguments, kMaxFleetHosts);
   if (!inputs) return inputs.error();
   FleetRead read;
   const JsonMemberFilter filter = fleet_member_filter(selection);
-  for (auto& input : *inputs) {
-    auto snapshot = read_fleet_input(input, &filter);
-    if (!snapshot) {
-      if (read.unreadable_count++ < kMaxUnreadableListed) {
-        read.unreadable.push_back({{"file", input.file}, {"error", snapshot.error().describe()}});
-      }
-      continue;
-    }
-    read.index.add(input.host, input.file, host_facts(*snapshot, selection));
-    read.inputs.push_back(std::move(input));
-  }
+  const std::size_t readers = std::max<std::size_t>(request.readers, 1);
+  make_in_order(
+      inputs->size(), readers, kReadWindowPerReader * readers,
+      [&](std::size_t item) { return read_host((*inputs)[item], filter, selection); },
+      [&](std::size_t item, Result<HostFacts> facts) {
+        FleetInput& input = (*inputs)[item];
+        if (!facts) {
+          if (read.unreadable_count++ < kMaxUnreadableListed) {
+            read.unreadable.push_back({{"file", input.file}, {"error", facts.error().describe()}});
+          }
+          return;
+        }
+        read.index.add(input.host, input.file, std::move(*facts));
+        read.inputs.push_back(std::move(input));
+      });
   if (read.inputs.empty()) {
     if (read.unreadable_count > 0)
       return content_error(read.unreadable[0]["error"].get<std::string>() +
@@ -143,47 +165,118 @@ bool has_probe_deviation(const Candidate& candidate) {
                      [](const Deviation& d) { return d.fact.starts_with("probe.iops["); });
 }
 
+// What the rules say of one outlier against a reference, or why its snapshot could not be read
+// again.
+Result<Json> outlier_findings(FleetInput& input, const Json& reference,
+                              const std::string& reference_file, const std::vector<Rule>& rules) {
+  auto outlier = read_fleet_input(input, nullptr);
+  if (!outlier) return outlier.error();
+  return diff_findings({reference, reference_file, Judgements::kMade}, {*outlier, input.file},
+                       rules);
+}
+
+// The outliers of one reference, in the order judge sorted them. Those that share a fingerprint
+// and deviate in no probe job are diffed once, the first of them that can be read again: the
+// others take its findings. The diffs run on the reader threads, their results taken in order;
+// problems are listed in the order of the outliers they belong to.
+class ReferenceJudge {
+ public:
+  ReferenceJudge(FleetRead& read, const std::vector<Rule>& rules, std::span<Candidate> outliers)
+      : read_(read), rules_(rules), outliers_(outliers) {}
+
+  void run(const Json& reference, std::size_t readers) {
+    const std::string& file = read_.inputs[outliers_.front().reference].file;
+    std::vector<std::size_t> diffed;  // each probe outlier and each fingerprint's first
+    for (std::size_t i = 0; i < outliers_.size(); ++i) {
+      if (leader(i) == i) diffed.push_back(i);
+    }
+    make_in_order(
+        diffed.size(), readers, kReadWindowPerReader * readers,
+        [&](std::size_t item) {
+          return outlier_findings(input(diffed[item]), reference, file, rules_);
+        },
+        [&](std::size_t item, Result<Json> report) { settle(diffed[item], report, reference); });
+    for (std::size_t i = 0; i < outliers_.size(); ++i) {
+      if (const auto found = judged_.find(fingerprint(i)); leader(i) != i && found != judged_.end())
+        copy_findings(outliers_[found->second], outliers_[i]);
+    }
+  }
+
+  // The problems met, in the order of their outliers.
+  std::map<std::size_t, Json>& problems() { return problems_; }
+
+ private:
+  FleetInput& input(std::size_t i) { return read_.inputs[outliers_[i].host]; }
+  std::size_t fingerprint(std::size_t i) const {
+    return read_.index.hosts()[outliers_[i].host].fingerprint;
+  }
+  // The outlier whose diff outlier i takes: itself, or the first of its fingerprint.
+  std::size_t leader(std::size_t i) {
+    if (has_probe_deviation(outliers_[i])) return i;
+    return first_.emplace(fingerprint(i), i).first->second;
+  }
+
+  // On the calling thread: a diff's result; when the snapshot could not be read again, the next
+  // outlier of its fingerprint is diffed in its place, here.
+  void settle(std::size_t i, Result<Json>& report, const Json& reference) {
+    const bool probe = has_probe_deviation(outliers_[i]);
+    for (std::size_t next = i;;) {
+      if (report) {
+        take_findings(*report, outliers_[next]);
+        if (!probe) judged_.emplace(fingerprint(next), next);
+        return;
+      }
+      problems_[next] = {{"file", input(next).file}, {"error", report.error().describe()}};
+      if (probe) return;
+      do {
+        if (++next == outliers_.size()) return;
+      } while (has_probe_deviation(outliers_[next]) || fingerprint(next) != fingerprint(i));
+      report = outlier_findings(input(next), reference,
+                                read_.inputs[outliers_.front().reference].file, rules_);
+    }
+  }
+
+  static void copy_findings(const Candidate& from, Candidate& to) {
+    to.findings = from.findings;
+    to.severity = from.severity;
+    to.score = from.score;
+  }
+
+  FleetRead& read_;
+  const std::vector<Rule>& rules_;
+  std::span<Candidate> outliers_;
+  std::map<std::size_t, std::size_t> first_;   // fingerprint → its first outlier
+  std::map<std::size_t, std::size_t> judged_;  // fingerprint → the outlier whose diff it takes
+  std::map<std::size_t, Json> problems_;
+};
+
 // Runs the rules over each outlier and its reference, each reference read once (outliers sorted
-// by it) and one diff per fingerprint and reference unless the probe is part of the deviation.
+// by it, one reference held at a time) and one diff per fingerprint and reference unless the
+// probe is part of the deviation.
 void judge(FleetRead& read, const std::vector<Rule>& rules, std::vector<Candidate>& candidates,
-           Json& problems) {
+           Json& problems, std::size_t readers) {
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate& a, const Candidate& b) { return a.reference < b.reference; });
-  std::size_t loaded = kNoReference;
-  std::optional<Json> reference;
-  std::map<std::size_t, const Candidate*> judged;  // by fingerprint, for this reference
-  for (Candidate& candidate : candidates) {
-    if (candidate.reference == kNoReference) continue;
-    if (candidate.reference != loaded) {
-      loaded = candidate.reference;
-      judged.clear();
-      auto whole = read_fleet_input(read.inputs[loaded], nullptr);
-      reference = whole ? std::optional<Json>(std::move(*whole)) : std::nullopt;
-      // Judged once here, not again for each outlier diffed against it.
-      if (reference) judge_kernel_facts(*reference);
-      if (!whole)
-        problems.push_back(
-            {{"file", read.inputs[loaded].file}, {"error", whole.error().describe()}});
-    }
-    if (!reference) continue;
-    const std::size_t fingerprint = read.index.hosts()[candidate.host].fingerprint;
-    const bool probe = has_probe_deviation(candidate);
-    if (const auto same = judged.find(fingerprint); !probe && same != judged.end()) {
-      candidate.findings = same->second->findings;
-      candidate.severity = same->second->severity;
-      candidate.score = same->second->score;
-      continue;
-    }
-    auto outlier = read_fleet_input(read.inputs[candidate.host], nullptr);
-    if (!outlier) {
+  for (auto begin = candidates.begin(); begin != candidates.end();) {
+    const auto end = std::find_if(begin, candidates.end(), [&](const Candidate& candidate) {
+      return candidate.reference != begin->reference;
+    });
+    const std::size_t reference_host = begin->reference;
+    const std::span<Candidate> outliers(begin, end);
+    begin = end;
+    if (reference_host == kNoReference) continue;
+    auto reference = read_fleet_input(read.inputs[reference_host], nullptr);
+    if (!reference) {
       problems.push_back(
-          {{"file", read.inputs[candidate.host].file}, {"error", outlier.error().describe()}});
+          {{"file", read.inputs[reference_host].file}, {"error", reference.error().describe()}});
       continue;
     }
-    take_findings(diff_findings({*reference, read.inputs[loaded].file, Judgements::kMade},
-                                {*outlier, read.inputs[candidate.host].file}, rules),
-                  candidate);
-    if (!probe) judged[fingerprint] = &candidate;
+    // Judged once here, not again for each outlier diffed against it.
+    judge_kernel_facts(*reference);
+    ReferenceJudge judging(read, rules, outliers);
+    judging.run(*reference, readers);
+    for (auto& [outlier, problem] : judging.problems())
+      problems.push_back(std::move(problem));
   }
 }
 
@@ -368,7 +461,7 @@ Result<Json> fleet_report(const FleetRequest& request, const std::vector<Rule>& 
   const auto deviations = read->index.fingerprint_deviations();
   const References refs = references(read->index, deviations);
   auto candidates = candidates_of(read->index, deviations, refs);
-  judge(*read, rules, candidates, read->unreadable);
+  judge(*read, rules, candidates, read->unreadable, std::max<std::size_t>(request.readers, 1));
   rank(candidates, read->index);
   Json fleet = {
       {"schema", kFleetSchema},
@@ -386,6 +479,12 @@ Result<Json> fleet_report(const FleetRequest& request, const std::vector<Rule>& 
   if (selection) fleet["comparison"] = compare_groups(*selection, read->inputs, rules);
   fleet["status"]["exit_status"] = fleet_exit_status(fleet);
   return fleet;
+}
+
+std::size_t default_fleet_readers() {
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return std::clamp<std::size_t>(online > 0 ? static_cast<std::size_t>(online) : 1, 1,
+                                 kMaxDefaultFleetReaders);
 }
 
 int fleet_exit_status(const Json& fleet) {

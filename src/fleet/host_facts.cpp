@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <string_view>
 
@@ -244,18 +245,46 @@ FactSelection::FactSelection(const std::vector<Rule>& rules) {
   for (const Rule& rule : rules) {
     for (const std::string& entry : rule.fingerprint) {
       if (entry.ends_with('*')) {
-        prefixes_.push_back(entry.substr(0, entry.size() - 1));
+        prefixes_.insert(entry.substr(0, entry.size() - 1));
       } else {
         names_.insert(entry);
       }
     }
   }
+  drop_covered_prefixes();
+}
+
+// A prefix another one starts with takes nothing more: without them, the one prefix a name can
+// start with is the last one not after it (a fleet read asks this of every config symbol).
+void FactSelection::drop_covered_prefixes() {
+  for (auto prefix = prefixes_.begin(); prefix != prefixes_.end();) {
+    auto next = std::next(prefix);
+    while (next != prefixes_.end() && next->starts_with(*prefix))
+      next = prefixes_.erase(next);
+    prefix = next;
+  }
 }
 
 bool FactSelection::takes(std::string_view name) const {
-  return names_.contains(name) ||
-         std::any_of(prefixes_.begin(), prefixes_.end(),
-                     [&](const std::string& prefix) { return name.starts_with(prefix); });
+  if (names_.contains(name)) return true;
+  const auto after = prefixes_.upper_bound(name);
+  return after != prefixes_.begin() && name.starts_with(*std::prev(after));
+}
+
+FactSelection FactSelection::under(std::string_view prefix) const {
+  FactSelection below;
+  for (const std::string& name : names_) {
+    if (name.starts_with(prefix)) below.names_.insert(name.substr(prefix.size()));
+  }
+  for (const std::string& taken : prefixes_) {
+    if (taken.starts_with(prefix)) {
+      below.prefixes_.insert(taken.substr(prefix.size()));
+    } else if (prefix.starts_with(taken)) {
+      below.prefixes_.insert("");  // takes everything below prefix
+    }
+  }
+  below.drop_covered_prefixes();
+  return below;
 }
 
 HostFacts host_facts(const Json& snapshot, const FactSelection& selection) {
@@ -274,7 +303,9 @@ HostFacts host_facts(const Json& snapshot, const FactSelection& selection) {
 }
 
 JsonMemberFilter fleet_member_filter(const FactSelection& selection) {
-  return [&selection](std::span<const std::string> path) {
+  // A kernel's config is thousands of symbols: each is asked of the few entries that name
+  // config symbols, not of every entry, and without making its fact's name first.
+  return [config = selection.under("kernel.config.")](std::span<const std::string> path) {
     if (path.size() == 1) {
       const SnapshotSection* section = find_section(path[0]);
       return path[0] == "schema" || (section != nullptr && section->fleet_reads);
@@ -284,7 +315,7 @@ JsonMemberFilter fleet_member_filter(const FactSelection& selection) {
     if (section == "pci" && path.size() == 3) return true;
     if (section == "pci" && path.size() == 4) return path[3] != "aer";
     if (section == "kernel" && path.size() == 4 && path[1] == "config" && path[2] == "symbols") {
-      return selection.takes("kernel.config." + path[3]);
+      return config.takes(path[3]);
     }
     // Of a job, what host_facts reads: its traces, per-second samples and rounds are most of a
     // snapshot.

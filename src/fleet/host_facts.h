@@ -53,10 +53,16 @@ class FactSelection {
 
   // name: a fact's name without its [MODEL] or [CLASS].
   bool takes(std::string_view name) const;
+  // The names and prefixes that start with prefix, without it: what takes() would say of
+  // prefix + name, asked of the name alone.
+  FactSelection under(std::string_view prefix) const;
 
  private:
+  FactSelection() = default;
+  void drop_covered_prefixes();
+
   std::set<std::string, std::less<>> names_;
-  std::vector<std::string> prefixes_;
+  std::set<std::string, std::less<>> prefixes_;  // none starts with another
 };
 
 // The selected facts of a snapshot document (any subset of a full one: what is absent is not a
@@ -65,7 +71,7 @@ HostFacts host_facts(const Json& snapshot, const FactSelection& selection);
 
 // Which members of a snapshot host_facts and the group comparison read: a fleet read builds
 // only these (the kernel's full config, the probe's traces and the IRQ table are most of a
-// snapshot). The filter refers to selection, which must outlive it.
+// snapshot). The filter keeps what it needs of selection.
 JsonMemberFilter fleet_member_filter(const FactSelection& selection);
 
 // read_snapshot_file through fleet_member_filter.

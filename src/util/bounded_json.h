@@ -31,8 +31,11 @@ Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::stri
 // few facts from thousands of documents (kdrift fleet) builds only those.
 using JsonMemberFilter = std::function<bool(std::span<const std::string> path)>;
 
-// parse_bounded_json building only the members keep accepts, in one pass; the limits hold for
-// the whole text, built or not.
+// parse_bounded_json building only the members keep accepts, in one walk over simdjson's
+// On-Demand parse of the text (three times faster than nlohmann's lexer, which was most of a
+// fleet read's time). Every value is visited, counted and read, built or not: the limits hold
+// for the whole text, it is refused wherever the whole parse refuses it (in simdjson's words),
+// and the members built are the values, of the same types, that the whole parse builds.
 Result<nlohmann::json> parse_bounded_json(std::string_view text, const std::string& source,
                                           const JsonLimits& limits, const JsonMemberFilter& keep);
 

@@ -7,8 +7,9 @@
 
 namespace kdrift {
 
-// Inflates a gzip stream (/proc/config.gz). Truncated or corrupt input is an error, as is output
-// beyond max_bytes; context names the source in the message.
+// Inflates a gzip stream's first member (/proc/config.gz, snapshots). Truncated or corrupt input
+// is an error, as is output beyond max_bytes, and no more than max_bytes is allocated; context
+// names the source in the message.
 Result<std::string> gunzip(std::string_view compressed, const std::string& context,
                            size_t max_bytes = size_t{64} << 20);
 

@@ -4,6 +4,7 @@ checked for depth before toml++ recurses through it, and probe parameters are ch
 the same way from a profile and from a flag. None of these needs root."""
 
 import gzip
+import json
 import os
 import sys
 import time
@@ -167,6 +168,53 @@ class SnapshotBombs(hostile.Case):
         run = hostile.run_kdrift(["diff", minimal_snapshot(self.work), "/dev/null"], timeout=20)
         self.assertRefused(run, "/dev/null: a character device, not a regular file",
                            max_rss_mib=SMALL_RSS_MIB)
+
+
+def zeros_gzip(directory, count=16_000_000):
+    """A snapshot of count zeros in an array, just under the 32 MiB text limit, in ~30 KB of gzip:
+    two structural characters per byte for simdjson's index to hold before the count refuses it."""
+    path = os.path.join(directory, "zeros.json.gz")
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        out.write(b'{"schema": "kdrift.snapshot/1", "x": [')
+        for _ in range(count // 100_000):
+            out.write(b"0," * 100_000)
+        out.write(b"0]}\n")
+    return path
+
+
+class FleetBombs(hostile.Case):
+    # Each reader holds one snapshot: its text, a padded copy and simdjson's index of it (4 bytes
+    # per structural character: 128 MiB for zeros_gzip), so two readers stay within two of these.
+    FLEET_RSS_MIB = 2 * 224
+
+    def test_a_fleet_lists_every_bomb_unreadable_and_reads_the_rest_within_bounded_memory(self):
+        fleet = self.path("fleet")
+        os.mkdir(fleet)
+        for host in ("good-1", "good-2", "good-3"):
+            with open(os.path.join(fleet, host + ".json"), "wb") as out:
+                out.write(MINIMAL_SNAPSHOT)
+        os.rename(empty_arrays_plain(fleet), os.path.join(fleet, "plain-arrays.json"))
+        empty_arrays_gzip(fleet)
+        zeros_gzip(fleet)
+        with open(os.path.join(fleet, "deep.json"), "wb") as out:
+            out.write(b'{"schema": "kdrift.snapshot/1", "x": ' + hostile.nested_json(100_000) + b"}")
+        # In the IRQ table, which the fleet's filter does not build: refused all the same.
+        with open(os.path.join(fleet, "broken.json"), "wb") as out:
+            out.write(b'{"schema": "kdrift.snapshot/1", "irq": {"x": [1 2]}}')
+        run = hostile.run_kdrift(["fleet", fleet, "--format", "json", "--jobs", "2"], timeout=120)
+        self.assertEqual(run.status, 0, str(run))
+        self.assertBounded(run, self.FLEET_RSS_MIB)
+        report = json.loads(run.stdout)
+        self.assertEqual(report["hosts"], 3)
+        errors = {os.path.basename(u["file"]): u["error"] for u in report["unreadable"]}
+        expected = {"plain-arrays.json": "more than 1000000 values",
+                    "empty-arrays.json.gz": "decompresses to more than",
+                    "zeros.json.gz": "more than 1000000 values",
+                    "deep.json": "nested deeper than 64 levels",
+                    "broken.json": "not valid JSON"}
+        self.assertEqual(sorted(errors), sorted(expected), str(run))
+        for name, mention in expected.items():
+            self.assertIn(mention, errors[name])
 
 
 class FioImport(hostile.Case):

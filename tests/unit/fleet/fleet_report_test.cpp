@@ -11,6 +11,7 @@
 #include "support/fixtures.h"
 #include "support/rules.h"
 #include "support/snapshots.h"
+#include "util/gzip.h"
 
 namespace kdrift {
 namespace {
@@ -126,6 +127,58 @@ TEST(FleetReport, UnreadableSnapshotsAreListedAndOnlyAllUnreadableIsAnError) {
   EXPECT_NE(none.error().describe().find("x.json"), std::string::npos) << none.error().describe();
   testing::TempDir empty;
   EXPECT_FALSE(fleet_report({{empty.path()}, {}, "", 100}, testing::builtin_rule_set()).ok());
+}
+
+// A fleet of three peer groups with probe noise, planted outliers (poll queues gone, strict
+// IOMMU, a slow probe) and files that cannot be read, some of them gzip'd.
+void write_mixed_fleet(const testing::TempDir& dir) {
+  constexpr std::string_view kBases[] = {"snapshot:poll-queues-2", "snapshot:intel-lazy",
+                                         "snapshot:intel-pt"};
+  for (int i = 0; i < 36; ++i) {
+    const std::string host = "host-" + std::to_string(100 + i);
+    std::string_view base = kBases[i % 3];
+    if (i == 7) base = "snapshot:poll-queues-0";
+    if (i == 22) base = "snapshot:intel-strict";
+    Json snapshot = testing::fixture_snapshot(base);
+    snapshot["environment"]["hostname"] = host;
+    const double noise = i == 30 ? 0.4 : 1.0 + 0.01 * ((i * 7) % 5);
+    for (Json& job : snapshot["probe"]["jobs"]) {
+      for (const char* direction : {"read", "write"}) {
+        if (job.contains(direction) && job[direction].contains("iops"))
+          job[direction]["iops"] = job[direction]["iops"].get<double>() * noise;
+      }
+    }
+    if (i % 4 == 0) {
+      dir.write(host + ".json.gz", gzip(to_text(snapshot), host).value());
+    } else {
+      dir.write(host + ".json", to_text(snapshot));
+    }
+  }
+  dir.write("broken-1.json", "{\"schema\": \"kdrift.snapshot/1\", \"kernel\": [");
+  dir.write("broken-2.json.gz", "\x1f\x8b not gzip");
+  dir.write("broken-3.json", "{\"schema\": \"something/else\"}");
+}
+
+TEST(FleetReport, TheDocumentIsTheSameWhateverTheNumberOfReaders) {
+  testing::TempDir dir;
+  write_mixed_fleet(dir);
+  std::string serial;
+  for (const std::size_t readers : {1, 2, 3, 8}) {
+    auto fleet = fleet_report({{dir.path()}, {}, "", 100, readers}, testing::builtin_rule_set());
+    ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
+    const std::string document = fleet->dump(2);
+    if (readers == 1) {
+      serial = document;
+      EXPECT_EQ((*fleet)["hosts"], 36);
+      EXPECT_EQ((*fleet)["unreadable_count"], 3);
+      const auto hosts = outlier_hosts(*fleet);
+      for (const char* planted : {"host-107", "host-122", "host-130"}) {
+        EXPECT_EQ(std::count(hosts.begin(), hosts.end(), planted), 1) << planted;
+      }
+    } else {
+      EXPECT_EQ(document, serial) << readers << " readers";
+    }
+  }
 }
 
 TEST(FleetInputs, OneHostTwiceIsRefusedAndALinkInADirectoryIsNotFollowed) {

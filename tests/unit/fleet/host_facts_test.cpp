@@ -72,6 +72,62 @@ TEST(HostFacts, TheFactsAreThoseTheRulesFingerprintNames) {
   EXPECT_TRUE(host_facts(snapshot, FactSelection(std::vector<Rule>{})).facts.empty());
 }
 
+// A name is taken when it is named, or when any entry ending in "*" starts it, however the
+// entries nest.
+TEST(HostFacts, ASelectionTakesANameThatAnyOfItsPrefixesStarts) {
+  Rule rule;
+  rule.fingerprint = {"k.CONFIG_B*", "k.CONFIG_BLK_*", "k.CONFIG_C*", "k.CONFIG_*X*"};
+  rule.fingerprint.insert(rule.fingerprint.end(),
+                          {"k.CONFIG_HZ", "k.CONFIG_I*", "k.CONFIG_IO_URING*", "m*", "n.x"});
+  const FactSelection selection({rule});
+  const std::vector<std::string> prefixes = {"k.CONFIG_B", "k.CONFIG_C", "k.CONFIG_*X",
+                                             "k.CONFIG_I", "m"};
+  const std::vector<std::string> names = {"k.CONFIG_B",
+                                          "k.CONFIG_BLK_DEV",
+                                          "k.CONFIG_BA",
+                                          "k.CONFIG_A",
+                                          "k.CONFIG_D",
+                                          "k.CONFIG_HZ",
+                                          "k.CONFIG_HZ_1000",
+                                          "k.CONFIG_IOMMU",
+                                          "k.CONFIG_IO_URING",
+                                          "k.CONFIG_*XY",
+                                          "k.CONFIG_*",
+                                          "k.CONFIG_",
+                                          "m",
+                                          "ma",
+                                          "l",
+                                          "n",
+                                          "n.x",
+                                          "n.xy",
+                                          "",
+                                          "z"};
+  for (const std::string& name : names) {
+    const std::string_view text = name;
+    const bool named = text == "k.CONFIG_HZ" || text == "n.x";
+    const bool prefixed = std::any_of(prefixes.begin(), prefixes.end(),
+                                      [&](const std::string& p) { return text.starts_with(p); });
+    EXPECT_EQ(selection.takes(name), named || prefixed) << name;
+  }
+}
+
+TEST(HostFacts, ASelectionUnderAPrefixTakesWhatTheWholeNameWould) {
+  Rule rule;
+  rule.fingerprint = {"kernel.config.CONFIG_NVME*", "kernel.config.CONFIG_HZ", "sysctl.vm.x"};
+  const FactSelection selection({rule});
+  const FactSelection config = selection.under("kernel.config.");
+  for (const char* symbol : {"CONFIG_NVME_CORE", "CONFIG_NVME", "CONFIG_HZ", "CONFIG_HZ_1000",
+                             "CONFIG_64BIT", "vm.x", ""}) {
+    EXPECT_EQ(config.takes(symbol), selection.takes(std::string("kernel.config.") + symbol))
+        << symbol;
+  }
+  EXPECT_TRUE(config.takes("CONFIG_NVME_TCP"));
+  EXPECT_FALSE(config.takes("CONFIG_HZ_1000"));
+  rule.fingerprint = {"kernel.*"};
+  EXPECT_TRUE(FactSelection({rule}).under("kernel.config.").takes("CONFIG_64BIT"))
+      << "an entry above the prefix takes everything below it";
+}
+
 TEST(HostFacts, TheFilteredReadGivesTheSameFactsAsTheWholeDocument) {
   for (const char* name : {"poll-queues-2", "intel-strict", "generic-6.12-no-poll"}) {
     const std::string path =

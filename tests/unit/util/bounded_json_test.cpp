@@ -85,5 +85,54 @@ TEST(BoundedJson, AFilteredParseHoldsTheLimitsForWhatItDropsToo) {
       << "invalid UTF-8 is refused as the whole parse refuses it";
 }
 
+// The filtered parse builds what the whole parse builds of the members it keeps: the same
+// values, of the same types (a signed or unsigned integer, a double where one does not fit).
+TEST(BoundedJson, AFilteredParseBuildsTheValuesTheWholeParseBuilds) {
+  const JsonMemberFilter keep_all = [](std::span<const std::string>) { return true; };
+  const JsonLimits limits{.max_depth = 8, .max_values = 100};
+  for (const std::string text :
+       {R"({"a": -1, "b": 1, "c": 1.5, "d": 18446744073709551616, "e": -9223372036854775809})",
+        R"({"f": 1e2, "g": -0, "h": -0.0, "i": 18446744073709551615, "j": 4.9e-324, "k": 1E-400})",
+        R"({"s": "tab\t \u00e9 \ud83d\ude00 \"q\" \\ \/ \u0000", "t": true, "n": null, "": []})",
+        R"({"dup": 1, "dup": {"x": [1, {"y": 2}]}, "u": "\u2028"})", "\xEF\xBB\xBF{\"bom\": 1}",
+        R"([1, "two", [3.0], {}])", R"("scalar")", "42", "-7", "null", "  true  "}) {
+    auto whole = parse_bounded_json(text, "in.json", limits);
+    auto filtered = parse_bounded_json(text, "in.json", limits, keep_all);
+    ASSERT_TRUE(whole.ok()) << text << ": " << whole.error().describe();
+    ASSERT_TRUE(filtered.ok()) << text << ": " << filtered.error().describe();
+    EXPECT_EQ(filtered->dump(), whole->dump()) << text;
+    std::vector<std::pair<const Json*, const Json*>> pending = {{&*filtered, &*whole}};
+    while (!pending.empty()) {
+      const auto [a, b] = pending.back();
+      pending.pop_back();
+      ASSERT_EQ(a->type(), b->type()) << text << ": " << b->dump();
+      if (a->is_structured()) {
+        for (auto i = a->begin(), j = b->begin(); i != a->end(); ++i, ++j)
+          pending.emplace_back(&*i, &*j);
+      }
+    }
+  }
+}
+
+// What the whole parse refuses, the filtered parse refuses too, wherever it is in the text: a
+// part the filter drops is walked, not skipped.
+TEST(BoundedJson, AFilteredParseRefusesBrokenStructureInWhatItDrops) {
+  const JsonMemberFilter keep_a = [](std::span<const std::string> path) {
+    return path.front() == "a";
+  };
+  const JsonLimits limits{.max_depth = 8, .max_values = 100};
+  for (const char* text :
+       {R"({"a": 1, "drop": [1 2]})", R"({"a": 1, "drop": [1, 2}})", R"({"a": 1, "drop": {"x" 1}})",
+        R"({"a": 1, "drop": [1,,2]})", R"({"a": 1, "drop": "\q"})", R"({"a": 1, "drop": "\ud800"})",
+        R"({"a": 1} x)", R"({"a": 1}})", R"({"a": 1)", "{\"a\": 1, \"drop\": \"\x01\"}", "",
+        "{\"a\": 1, \"drop\": \"\xc3\x28\"}"}) {
+    ASSERT_FALSE(parse_bounded_json(text, "in.json", limits).ok()) << text;
+    auto filtered = parse_bounded_json(text, "in.json", limits, keep_a);
+    ASSERT_FALSE(filtered.ok()) << text << " gave " << filtered->dump();
+    EXPECT_EQ(filtered.error().describe().rfind("in.json: not valid JSON (", 0), 0u)
+        << filtered.error().describe();
+  }
+}
+
 }  // namespace
 }  // namespace kdrift

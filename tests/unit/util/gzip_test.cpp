@@ -56,5 +56,28 @@ TEST(Gzip, OutputCapIsEnforced) {
   EXPECT_NE(result.error().describe().find("more than"), std::string::npos);
 }
 
+// The trailer's size is the sender's word: it sizes the first try, and a wrong one is corrupt
+// data, or, when more comes out than the limit, a bomb; never a bigger buffer than max_bytes.
+TEST(Gzip, ASizeTheTrailerLiesAboutIsCorruptAndTheLimitStillHolds) {
+  const auto lying = [](std::string compressed, uint32_t size) {
+    for (int i = 0; i < 4; ++i)
+      compressed[compressed.size() - 4 + i] = static_cast<char>(size >> (8 * i) & 0xff);
+    return compressed;
+  };
+  const std::string text = packed(std::string(100000, 'q'));
+  for (const uint32_t size : {1000u, 200000u, 0xffffffffu}) {
+    auto result = gunzip(lying(text, size), "lie", 1 << 20);
+    ASSERT_FALSE(result.ok()) << size;
+    EXPECT_NE(result.error().describe().find("corrupt"), std::string::npos)
+        << result.error().describe();
+  }
+  auto bomb = gunzip(lying(packed(std::string(1 << 20, 'z')), 10), "bomb", 1000);
+  ASSERT_FALSE(bomb.ok());
+  EXPECT_NE(bomb.error().describe().find("more than 1000 bytes"), std::string::npos);
+  auto empty = gunzip(packed(""), "empty");
+  ASSERT_TRUE(empty.ok()) << empty.error().describe();
+  EXPECT_EQ(*empty, "");
+}
+
 }  // namespace
 }  // namespace kdrift
