@@ -17,6 +17,7 @@ extern "C" {
 
 #include "collect/device_path.h"
 #include "collect/facts.h"
+#include "collect/pci_ids.h"
 #include "util/text.h"
 
 // libpci is used for what it knows (capability lists, the PCI ID database) but reads no file
@@ -93,9 +94,9 @@ struct ConfigFacts {
   uint32_t link_capabilities = 0;
   uint16_t link_status = 0;
   // Names from the PCI ID database; empty when it does not know the id.
-  char vendor_name[128] = {};
-  char device_name[256] = {};
-  char class_name[128] = {};
+  std::string vendor_name;
+  std::string device_name;
+  std::string class_name;
 };
 
 struct Location {
@@ -146,7 +147,6 @@ class LibPci {
     std::unique_ptr<pci_dev, decltype(&pci_free_dev)> owner(nullptr, &pci_free_dev);
     pci_dev* dev = nullptr;
     const bool full = config.size() >= kStandardConfigBytes;
-    const bool names = names_loaded();
     const bool ok = run_guarded([&] {
       dev = pci_get_dev(access_, static_cast<int>(at.domain), static_cast<int>(at.bus),
                         static_cast<int>(at.device), static_cast<int>(at.function));
@@ -156,10 +156,14 @@ class LibPci {
       facts.device_id = dev->device_id;
       facts.revision = dev->rev_id;
       if (full) read_capabilities(dev, config.size(), facts);
-      if (names) look_up_names(class_code, facts);
     });
     owner.reset(dev);
     if (!ok) return content_error(address + ": libpci: " + t_error);
+    if (names_loaded()) {
+      facts.vendor_name = names_->vendor(facts.vendor_id);
+      facts.device_name = names_->device(facts.vendor_id, facts.device_id);
+      facts.class_name = names_->class_name(static_cast<uint16_t>(class_code >> 8));
+    }
     return facts;
   }
 
@@ -173,14 +177,15 @@ class LibPci {
   bool names_loaded() {
     if (!names_tried_) {
       names_tried_ = true;
-      int loaded = 0;
-      if (!run_guarded([&] { loaded = pci_load_name_list(access_); })) {
-        names_failure_ = std::string("libpci: ") + t_error;
-      } else if (loaded == 0) {
-        names_failure_ = std::string("cannot load the PCI ID database ") + access_->id_file_name;
+      const std::string file = pci_ids_file();
+      auto database = PciIdDatabase::open(file);
+      if (database) {
+        names_.emplace(std::move(*database));
+      } else {
+        names_failure_ = "cannot load the PCI ID database " + database.error().describe();
       }
     }
-    return names_failure_.empty();
+    return names_.has_value();
   }
 
   static void read_capabilities(pci_dev* dev, size_t size, ConfigFacts& facts) {
@@ -204,20 +209,10 @@ class LibPci {
     facts.link_status = pci_read_word(dev, static_cast<int>(cap->addr + PCI_EXP_LNKSTA));
   }
 
-  void look_up_names(uint32_t class_code, ConfigFacts& facts) {
-    // Without numbers an unknown id leaves the buffer empty; no udev hwdb either.
-    constexpr int kFlags = PCI_LOOKUP_NO_NUMBERS | PCI_LOOKUP_NO_HWDB;
-    pci_lookup_name(access_, facts.vendor_name, sizeof facts.vendor_name,
-                    PCI_LOOKUP_VENDOR | kFlags, facts.vendor_id);
-    pci_lookup_name(access_, facts.device_name, sizeof facts.device_name,
-                    PCI_LOOKUP_DEVICE | kFlags, facts.vendor_id, facts.device_id);
-    pci_lookup_name(access_, facts.class_name, sizeof facts.class_name, PCI_LOOKUP_CLASS | kFlags,
-                    class_code >> 8);
-  }
-
   pci_access* access_ = nullptr;
   std::string failure_;
   bool names_tried_ = false;
+  std::optional<PciIdDatabase> names_;
   std::string names_failure_;
 };
 
@@ -343,7 +338,7 @@ void put_names(Json& device, LibPci& library, const ConfigFacts& facts) {
   for (const auto& [key, name] : {std::pair{"vendor_name", facts.vendor_name},
                                   {"device_name", facts.device_name},
                                   {"class_name", facts.class_name}}) {
-    if (name[0] != '\0') {
+    if (!name.empty()) {
       device[key] = name;
     } else {
       mark_unavailable(device, key, "not in the PCI ID database");

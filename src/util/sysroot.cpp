@@ -140,24 +140,25 @@ Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> 
   return resolved;
 }
 
+Result<std::string> SysRoot::resolve_directory(const std::string& path) const {
+  const std::string parent = parent_of(path);
+  if (const auto hit = resolved_dirs_.find(parent); hit != resolved_dirs_.end()) return hit->second;
+  std::deque<std::string> parts;
+  for (auto& part : split(parent, '/')) {
+    if (!part.empty()) parts.push_back(std::move(part));
+  }
+  auto walked = walk("/", std::move(parts), /*follow_last=*/true, path);
+  if (!walked) return walked.error();
+  resolved_dirs_.emplace(parent, *walked);
+  return walked;
+}
+
 Result<std::string> SysRoot::resolve_impl(std::string_view requested, bool follow_last) const {
   const std::string path = normalize(requested);
   if (path == "/") return path;
-  const std::string parent = parent_of(path);
-  std::string directory;
-  if (const auto hit = resolved_dirs_.find(parent); hit != resolved_dirs_.end()) {
-    directory = hit->second;
-  } else {
-    std::deque<std::string> parts;
-    for (auto& part : split(parent, '/')) {
-      if (!part.empty()) parts.push_back(std::move(part));
-    }
-    auto walked = walk("/", std::move(parts), /*follow_last=*/true, path);
-    if (!walked) return walked.error();
-    directory = *walked;
-    resolved_dirs_.emplace(parent, directory);
-  }
-  return walk(directory, {path.substr(path.rfind('/') + 1)}, follow_last, path);
+  auto directory = resolve_directory(path);
+  if (!directory) return directory.error();
+  return walk(*directory, {path.substr(path.rfind('/') + 1)}, follow_last, path);
 }
 
 Result<std::string> SysRoot::resolve(std::string_view path) const {
@@ -203,25 +204,46 @@ Result<std::string> SysRoot::read_impl(std::string_view path, size_t max_bytes,
                                        bool head_only) const {
   const std::string requested(path);
   if (const int* code = replayed_failure(path)) return make_error(*code, requested);
+  const std::string normalized = normalize(path);
+  // Most files are read where they are named: the directory resolved once (cached), the file
+  // opened as it is. The backends refuse to follow a symbolic link in the last place (ELOOP), so
+  // only a file named through one is walked, and no lookup is spent asking what a file is before
+  // the open that says it.
+  const std::string name = normalized.substr(normalized.rfind('/') + 1);
+  if (!name.empty() && name != "..") {
+    auto directory = resolve_directory(normalized);
+    if (directory) {
+      const std::string candidate = join(*directory, name);
+      auto content = backend_->read(candidate, max_bytes, head_only);
+      if (content || content.error().code != ELOOP) {
+        if (!content && content.error().code == ENOENT) {
+          return missing(requested, normalized, make_error(ENOENT, normalized));
+        }
+        return finish_read(requested, candidate, std::move(content));
+      }
+    }
+  }
   auto resolved = resolve_impl(path, /*follow_last=*/true);
   if (!resolved) {
-    const auto& error = resolved.error();
-    const std::string normalized = normalize(path);
-    const auto unread = replayed_unread_.find(parent_of(normalized));
-    if (error.code == ENOENT && unread != replayed_unread_.end() &&
-        unread->second.count(normalized.substr(normalized.rfind('/') + 1)) != 0) {
-      return make_error(ENODATA, requested + " (listed but not read when the dump was made)");
-    }
-    if (error.code != ENOENT) return fail(requested, error.code);
-    return error;
+    if (resolved.error().code != ENOENT) return fail(requested, resolved.error().code);
+    return missing(requested, normalized, resolved.error());
   }
-  return read_resolved(requested, *resolved, max_bytes, head_only);
+  return finish_read(requested, *resolved, backend_->read(*resolved, max_bytes, head_only));
 }
 
-Result<std::string> SysRoot::read_resolved(const std::string& requested,
-                                           const std::string& resolved, size_t max_bytes,
-                                           bool head_only) const {
-  auto content = backend_->read(resolved, max_bytes, head_only);
+// A file that is not there: in a dump made by kdrift, one it listed but did not read is said so.
+Error SysRoot::missing(const std::string& requested, const std::string& normalized,
+                       Error error) const {
+  const auto unread = replayed_unread_.find(parent_of(normalized));
+  if (unread != replayed_unread_.end() &&
+      unread->second.count(normalized.substr(normalized.rfind('/') + 1)) != 0) {
+    return make_error(ENODATA, requested + " (listed but not read when the dump was made)");
+  }
+  return error;
+}
+
+Result<std::string> SysRoot::finish_read(const std::string& requested, const std::string& resolved,
+                                         Result<std::string> content) const {
   if (!content) {
     const int code = content.error().code;
     // Not a failure a dump records: the dump holds the directory or symlink itself.

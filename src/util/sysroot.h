@@ -94,12 +94,15 @@ class SysRoot {
   }
 
  private:
+  // The directory path (normalized) is in, its symbolic links followed: walked once per directory.
+  Result<std::string> resolve_directory(const std::string& path) const;
   Result<std::string> resolve_impl(std::string_view path, bool follow_last) const;
   Result<std::string> walk(std::string resolved, std::deque<std::string> pending, bool follow_last,
                            const std::string& context) const;
   Result<std::string> read_impl(std::string_view path, size_t max_bytes, bool head_only) const;
-  Result<std::string> read_resolved(const std::string& path, const std::string& resolved,
-                                    size_t max_bytes, bool head_only) const;
+  Result<std::string> finish_read(const std::string& requested, const std::string& resolved,
+                                  Result<std::string> content) const;
+  Error missing(const std::string& requested, const std::string& normalized, Error error) const;
   Error fail(const std::string& path, int code) const;
   void record_symlink(const std::string& resolved) const;
   void record_listing(const std::string& resolved, const std::vector<DirEntry>& entries) const;
