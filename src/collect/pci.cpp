@@ -529,7 +529,7 @@ std::string pci_ids_file() {
   pci_cleanup(access);
   // A libpci built with zlib names pci.ids.gz and falls back to the plain file, as Debian's
   // pci.ids package ships it.
-  const std::string plain = path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+  std::string plain = path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
   if (::access(path.c_str(), R_OK) != 0 && ::access(plain.c_str(), R_OK) == 0) return plain;
   return path;
 }
