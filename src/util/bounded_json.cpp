@@ -9,6 +9,14 @@
 namespace kdrift {
 namespace {
 
+// The refusals both readers give, worded once so that the SAX pass and the filtered walk agree.
+std::string too_many_values(const JsonLimits& limits) {
+  return "more than " + std::to_string(limits.max_values) + " values";
+}
+std::string too_deep_for(const JsonLimits& limits) {
+  return "nested deeper than " + std::to_string(limits.max_depth) + " levels";
+}
+
 using Json = nlohmann::json;
 
 // A first pass that builds nothing: it counts, and stops at the first value over a limit, so a
@@ -41,12 +49,12 @@ class LimitCheck final : public nlohmann::json_sax<Json> {
  private:
   bool value() {
     if (++values_ <= limits_.max_values) return true;
-    problem_ = "more than " + std::to_string(limits_.max_values) + " values";
+    problem_ = too_many_values(limits_);
     return false;
   }
   bool open() {
     if (++depth_ > limits_.max_depth) {
-      problem_ = "nested deeper than " + std::to_string(limits_.max_depth) + " levels";
+      problem_ = too_deep_for(limits_);
       return false;
     }
     return value();
@@ -112,13 +120,13 @@ class FilteredWalk {
  private:
   bool count() {
     if (++values_ <= limits_.max_values) return true;
-    problem_ = "more than " + std::to_string(limits_.max_values) + " values";
+    problem_ = too_many_values(limits_);
     return false;
   }
 
   bool too_deep(std::size_t depth) {
     if (depth <= limits_.max_depth) return false;
-    problem_ = "nested deeper than " + std::to_string(limits_.max_depth) + " levels";
+    problem_ = too_deep_for(limits_);
     return true;
   }
 
