@@ -15,9 +15,7 @@
 # host: 10000 hosts ~1.1 GiB and several minutes to generate, 100000 hosts ~11 GiB and about an
 # hour and a half on two cores; a size whose fleet would not fit on the cache's file system is
 # refused before anything is written). kdrift fleet runs with its default --jobs (the online
-# CPUs, at most 8), and keeps every snapshot open: 100000 hosts need an open-file limit above
-# 100000; kdrift raises the soft limit, and the hard one only where the kernel lets it (root with
-# CAP_SYS_RESOURCE: not in a container without it, where the run stops at once and says so).
+# CPUs, at most 8) and holds no descriptor per host, so the open-file limit does not matter.
 # Measured figures: docs/benchmarks.md, "Fleet scale".
 # Usage: scripts/bench/fleet.sh [RUNS] [SIZES...]
 # Environment: KDRIFT_BIN (default build/kdrift), KDRIFT_FLEET_SEED (1), KDRIFT_FLEET_OUTLIERS

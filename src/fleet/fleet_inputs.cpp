@@ -3,19 +3,45 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <mutex>
 #include <optional>
 
 #include "util/input_file.h"
 
 namespace kdrift {
+
+// open_by_handle_at reads a handle in the file system of the descriptor it is given: one
+// descriptor is held on each file system a snapshot was read from (a duplicate of the first
+// snapshot read there), so a handle never needs its own file kept open.
+class FileSystemAnchors {
+ public:
+  void hold(dev_t device, int fd) {
+    const std::lock_guard lock(mutex_);
+    if (anchors_.contains(device)) return;
+    UniqueFd copy(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+    if (copy) anchors_.emplace(device, std::move(copy));
+  }
+  int anchor(dev_t device) const {
+    const std::lock_guard lock(mutex_);
+    const auto found = anchors_.find(device);
+    return found == anchors_.end() ? -1 : found->second.get();
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<dev_t, UniqueFd> anchors_;
+};
+
 namespace {
+
+// O_NONBLOCK: a FIFO would otherwise wait for a writer; it is refused, unread.
+constexpr int kOpenFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -72,43 +98,75 @@ std::optional<Error> add_directory(const std::string& path, std::size_t max_host
   const std::string prefix = path.ends_with('/') ? path : path + "/";
   for (const auto& name : *names) {
     if (inputs.size() >= max_hosts) break;
-    inputs.push_back({host_of(name), prefix + name, path, fd, name, UniqueFd()});
+    inputs.push_back({host_of(name), prefix + name, path, fd, name, nullptr, std::nullopt});
   }
   return std::nullopt;
 }
 
-// Every input keeps its snapshot open from its first read to the end of the run: the soft limit
-// on open files is raised to hold them all, and the hard one too where it is lower (root).
-std::optional<Error> reserve_descriptors(std::size_t inputs, std::size_t directories) {
-  constexpr rlim_t kSpare = 64;  // standard streams, rules, output, what libraries open
-  const rlim_t needed = static_cast<rlim_t>(inputs + directories) + kSpare;
-  struct rlimit limit {};
-  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return make_error(errno, "getrlimit(RLIMIT_NOFILE)");
-  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= needed) return std::nullopt;
-  const bool hard_enough = limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= needed;
-  const struct rlimit raised { needed, hard_enough ? limit.rlim_max : needed };
-  if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) return std::nullopt;
-  return content_error(
-      std::to_string(inputs) +
-      " snapshots stay open while kdrift fleet reads them, more than the open-file "
-      "limit allows (RLIMIT_NOFILE " +
-      std::to_string(limit.rlim_cur) + ", hard limit " + std::to_string(limit.rlim_max) +
-      "): raise it (ulimit -n) or give fewer");
-}
+struct OpenedSnapshot {
+  UniqueFd fd;
+  struct stat status;
+};
 
-// The snapshot's file, refused unless it is a regular one.
-Result<UniqueFd> open_snapshot(const FleetInput& input) {
-  // O_NONBLOCK: a FIFO would otherwise wait for a writer; it is refused below, unread. Below a
-  // directory, O_NOFOLLOW: the listing saw a regular file, a link put in its place is not followed.
-  constexpr int kFlags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
-  UniqueFd fd(input.directory_fd == nullptr
-                  ? ::open(input.file.c_str(), kFlags)
-                  : ::openat(input.directory_fd->get(), input.entry.c_str(), kFlags | O_NOFOLLOW));
+// The snapshot's file by its name, refused unless it is a regular one. Below a directory,
+// O_NOFOLLOW: the listing saw a regular file, a link put in its place is not followed.
+Result<OpenedSnapshot> open_by_name(const FleetInput& input) {
+  UniqueFd fd(
+      input.directory_fd == nullptr
+          ? ::open(input.file.c_str(), kOpenFlags)
+          : ::openat(input.directory_fd->get(), input.entry.c_str(), kOpenFlags | O_NOFOLLOW));
   if (!fd) return make_error(errno, input.file);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return make_error(errno, input.file);
   if (!S_ISREG(st.st_mode)) return content_error(input.file + ": not a regular file");
-  return fd;
+  return OpenedSnapshot{std::move(fd), st};
+}
+
+// The bytes of a struct file_handle for an open file, or none where its file system gives none.
+std::vector<unsigned char> file_handle_of(int fd) {
+  alignas(file_handle) unsigned char buffer[sizeof(file_handle) + MAX_HANDLE_SZ];
+  auto* handle = reinterpret_cast<file_handle*>(buffer);
+  handle->handle_bytes = MAX_HANDLE_SZ;
+  int mount_id = 0;
+  if (::name_to_handle_at(fd, "", handle, &mount_id, AT_EMPTY_PATH) != 0) return {};
+  return {buffer, buffer + sizeof(file_handle) + handle->handle_bytes};
+}
+
+std::string first_read_gone(const FleetInput& input, std::string_view what) {
+  return input.file + ": " + std::string(what) +
+         " since kdrift fleet first read it; a fleet judges each snapshot as it first read it";
+}
+
+// The file of the input's first read, opened again: by its handle, else by its name.
+Result<OpenedSnapshot> reopen(const FleetInput& input) {
+  const SnapshotIdentity& first = *input.first_read;
+  const int anchor = input.anchors == nullptr ? -1 : input.anchors->anchor(first.device);
+  if (!first.handle.empty() && anchor >= 0) {
+    alignas(file_handle) unsigned char buffer[sizeof(file_handle) + MAX_HANDLE_SZ];
+    std::copy_n(first.handle.begin(), std::min(first.handle.size(), sizeof(buffer)), buffer);
+    UniqueFd fd(::open_by_handle_at(anchor, reinterpret_cast<file_handle*>(buffer), kOpenFlags));
+    if (fd) {
+      struct stat st {};
+      if (::fstat(fd.get(), &st) != 0) return make_error(errno, input.file);
+      return OpenedSnapshot{std::move(fd), st};
+    }
+    // ESTALE: the inode is gone (its last name unlinked or renamed over, nothing holding it).
+    if (errno == ESTALE) return content_error(first_read_gone(input, "deleted or replaced"));
+    // Without CAP_DAC_READ_SEARCH (EPERM), or where handles cannot be opened: by name.
+    if (errno != EPERM && errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL)
+      return make_error(errno, input.file);
+  }
+  return open_by_name(input);
+}
+
+std::optional<Error> check_unchanged(const FleetInput& input, const struct stat& now) {
+  const SnapshotIdentity& first = *input.first_read;
+  if (now.st_dev != first.device || now.st_ino != first.inode)
+    return content_error(first_read_gone(input, "replaced (another file has its name now)"));
+  if (now.st_size != first.size || now.st_mtim.tv_sec != first.modified.tv_sec ||
+      now.st_mtim.tv_nsec != first.modified.tv_nsec)
+    return content_error(first_read_gone(input, "rewritten"));
+  return std::nullopt;
 }
 
 }  // namespace
@@ -122,7 +180,7 @@ Result<std::vector<FleetInput>> fleet_inputs(const std::vector<std::string>& arg
     if (S_ISDIR(st.st_mode)) {
       if (auto failed = add_directory(argument, max_hosts + 1, inputs)) return *failed;
     } else {
-      inputs.push_back({host_of(argument), argument, "", nullptr, "", UniqueFd()});
+      inputs.push_back({host_of(argument), argument, "", nullptr, "", nullptr, std::nullopt});
     }
     if (inputs.size() > max_hosts) {
       return content_error("more than " + std::to_string(max_hosts) +
@@ -137,19 +195,26 @@ Result<std::vector<FleetInput>> fleet_inputs(const std::vector<std::string>& arg
                            " and " + input.file + "): one snapshot a host");
     }
   }
-  if (auto failed = reserve_descriptors(inputs.size(), arguments.size())) return *failed;
+  const auto anchors = std::make_shared<FileSystemAnchors>();
+  for (auto& input : inputs)
+    input.anchors = anchors;
   return inputs;
 }
 
 Result<Json> read_fleet_input(FleetInput& input, const JsonMemberFilter* keep) {
-  if (!input.snapshot) {
-    auto opened = open_snapshot(input);
-    if (!opened) return opened.error();
-    input.snapshot = std::move(*opened);
-  } else if (::lseek(input.snapshot.get(), 0, SEEK_SET) != 0) {
-    return make_error(errno, input.file);
+  auto opened = input.first_read ? reopen(input) : open_by_name(input);
+  if (!opened) return opened.error();
+  const struct stat& st = opened->status;
+  if (input.first_read) {
+    if (auto changed = check_unchanged(input, st)) return *changed;
+  } else {
+    SnapshotIdentity identity{st.st_dev, st.st_ino, st.st_size, st.st_mtim,
+                              file_handle_of(opened->fd.get())};
+    if (!identity.handle.empty() && input.anchors != nullptr)
+      input.anchors->hold(st.st_dev, opened->fd.get());
+    input.first_read = std::move(identity);
   }
-  auto bytes = read_descriptor(input.snapshot.get(), kMaxSnapshotTextBytes);
+  auto bytes = read_descriptor(opened->fd.get(), kMaxSnapshotTextBytes);
   if (!bytes) {
     if (bytes.error().code == EFBIG) return size_limit_error(input.file, kMaxSnapshotTextBytes);
     return make_error(bytes.error().code, input.file);

@@ -6,8 +6,8 @@
 // Snapshots are read once each, through the fleet's member filter, on a few reader threads
 // (FleetRequest::readers), and folded into a FleetIndex in the order they were given;
 // only the outliers' snapshots and their references are read again, whole, from the files the
-// first read opened and kept open (a name swapped between the two reads changes nothing), to be
-// judged by the rules as kdrift diff judges a pair: the reference (a host holding its peers'
+// first read found (reopened by handle: a name swapped between the two reads changes nothing), to
+// be judged by the rules as kdrift diff judges a pair: the reference (a host holding its peers'
 // majority on every fact) as A, the outlier as B; one reference at a time, its outliers on the
 // reader threads, their findings taken in order. An outlier's severity is its worst finding's
 // (info when the rules flag none of its deviations) and outliers rank by severity, then by the

@@ -5,8 +5,9 @@ The fleet reads all snapshots through a filter to find the outliers, then reads 
 and their references whole to judge them by the rules. Before, that second read reopened the
 files by name: a racer renaming another file over the reference (or over the outlier) between
 the two reads erased the outlier's findings, and exit status 1 became 0. Now the second read is
-of the file the first one opened. A racer swaps the file in a loop during every run; each run's
-report must be one that some consistent set of files could give.
+of the file the first one read, reopened by its file handle (open_by_handle_at, which root may
+use), not by its name. A racer swaps the file in a loop during every run; each run's report must
+be one that some consistent set of files could give.
 """
 
 import gzip
@@ -121,12 +122,12 @@ class FleetReadsOnce(hostile.Case):
         self.assertGreater(racer.swaps, RUNS, "the racer ran during the runs")
         self.assertGreater(listed, 0, "some run read the outlier's own snapshot")
 
-    def test_each_snapshot_is_opened_once(self):
+    def test_each_snapshot_is_opened_by_its_name_once(self):
         if not os.path.exists("/usr/bin/strace"):
             self.skipTest("strace is not installed")
         trace = self.path("trace")
-        command = ["/usr/bin/strace", "-f", "-e", "trace=openat,open", "-o", trace, hostile.KDRIFT,
-                   "fleet", self.fleet, "--format", "json"]
+        command = ["/usr/bin/strace", "-f", "-e", "trace=openat,open,open_by_handle_at", "-o", trace,
+                   hostile.KDRIFT, "fleet", self.fleet, "--format", "json"]
         import subprocess
         done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         self.assertEqual(done.returncode, 1, done.stderr.decode()[-2000:])
@@ -135,6 +136,10 @@ class FleetReadsOnce(hostile.Case):
         for host in CLEAN + [OUTLIER]:
             named = [line for line in opens if '"%s.json.gz"' % host in line]
             self.assertEqual(len(named), 1, "%s opened %d times:\n%s" % (host, len(named), "".join(named)))
+        with open(trace) as f:
+            by_handle = [line for line in f if "open_by_handle_at(" in line and "= -1" not in line]
+        # The outlier and its reference are read again, by handle.
+        self.assertGreaterEqual(len(by_handle), 2, "".join(by_handle))
 
 
 if __name__ == "__main__":
