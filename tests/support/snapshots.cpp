@@ -30,4 +30,10 @@ const Json& fixture_snapshot(std::string_view name) {
   return cache.emplace(std::string(name), std::move(snapshot)).first->second;
 }
 
+void write_fleet_host(const TempDir& dir, const std::string& host, std::string_view fixture) {
+  Json snapshot = fixture_snapshot(fixture);
+  snapshot["environment"]["hostname"] = host;
+  dir.write(host + ".json", to_text(snapshot));
+}
+
 }  // namespace kdrift::testing

@@ -14,4 +14,8 @@ namespace kdrift::testing {
 // tests/fixtures/snapshots/NAME.json.gz.
 const Json& fixture_snapshot(std::string_view name);
 
+class TempDir;
+// Writes a fixture snapshot as host HOST's, DIR/HOST.json with its hostname set: a fleet member.
+void write_fleet_host(const TempDir& dir, const std::string& host, std::string_view fixture);
+
 }  // namespace kdrift::testing

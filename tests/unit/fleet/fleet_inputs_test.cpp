@@ -20,12 +20,6 @@
 namespace kdrift {
 namespace {
 
-void write_host(const testing::TempDir& dir, const std::string& host, std::string_view fixture) {
-  Json snapshot = testing::fixture_snapshot(fixture);
-  snapshot["environment"]["hostname"] = host;
-  dir.write(host + ".json", to_text(snapshot));
-}
-
 std::string error_of(const Result<Json>& read) {
   return read.ok() ? std::string("(read)") : read.error().describe();
 }
@@ -69,14 +63,14 @@ std::size_t open_descriptors() {
 TEST(FleetInputs, OneHostTwiceIsRefusedAndALinkInADirectoryIsNotFollowed) {
   testing::TempDir one;
   testing::TempDir two;
-  write_host(one, "web1", "snapshot:intel-pt");
-  write_host(two, "web1", "snapshot:intel-pt");
+  testing::write_fleet_host(one, "web1", "snapshot:intel-pt");
+  testing::write_fleet_host(two, "web1", "snapshot:intel-pt");
   auto twice = fleet_inputs({one.path(), two.path()}, 100);
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.error().describe().find("web1"), std::string::npos);
 
   testing::TempDir links;
-  write_host(links, "real", "snapshot:intel-pt");
+  testing::write_fleet_host(links, "real", "snapshot:intel-pt");
   links.symlink("link.json", "/etc/shadow");
   auto inputs = fleet_inputs({links.path()}, 100);
   ASSERT_TRUE(inputs.ok());
@@ -93,7 +87,7 @@ TEST(FleetInputs, OneHostTwiceIsRefusedAndALinkInADirectoryIsNotFollowed) {
 
 TEST(FleetInputs, AFifoIsNeitherListedNorReadWhenSwappedIn) {
   testing::TempDir dir;
-  write_host(dir, "real", "snapshot:intel-pt");
+  testing::write_fleet_host(dir, "real", "snapshot:intel-pt");
   ASSERT_EQ(::mkfifo((dir.path() + "/pipe.json").c_str(), 0600), 0);
   auto inputs = fleet_inputs({dir.path()}, 100);
   ASSERT_TRUE(inputs.ok());
@@ -110,8 +104,8 @@ TEST(FleetInputs, AFifoIsNeitherListedNorReadWhenSwappedIn) {
 TEST(FleetInputs, ASnapshotRenamedOverBetweenTheReadsIsNotWhatTheSecondReadReads) {
   if (!has_file_handles()) GTEST_SKIP() << "needs CAP_DAC_READ_SEARCH (open_by_handle_at)";
   testing::TempDir dir;
-  write_host(dir, "db1", "snapshot:poll-queues-0");
-  write_host(dir, "clean", "snapshot:poll-queues-2");
+  testing::write_fleet_host(dir, "db1", "snapshot:poll-queues-0");
+  testing::write_fleet_host(dir, "clean", "snapshot:poll-queues-2");
   dir.write("keep/placeholder", "");
   auto inputs = fleet_inputs({dir.path()}, 100);
   ASSERT_TRUE(inputs.ok());
@@ -129,9 +123,9 @@ TEST(FleetInputs, ASnapshotRenamedOverBetweenTheReadsIsNotWhatTheSecondReadReads
 
 TEST(FleetInputs, WithoutFileHandlesASnapshotRenamedOverIsRefusedAndAnUntouchedOneReadAgain) {
   testing::TempDir dir;
-  write_host(dir, "db1", "snapshot:poll-queues-0");
-  write_host(dir, "db2", "snapshot:poll-queues-2");
-  write_host(dir, "clean", "snapshot:poll-queues-2");
+  testing::write_fleet_host(dir, "db1", "snapshot:poll-queues-0");
+  testing::write_fleet_host(dir, "db2", "snapshot:poll-queues-2");
+  testing::write_fleet_host(dir, "clean", "snapshot:poll-queues-2");
   auto inputs = fleet_inputs({dir.path()}, 100);
   ASSERT_TRUE(inputs.ok());
   ASSERT_EQ(inputs->size(), 3u);
@@ -159,15 +153,15 @@ TEST(FleetInputs, WithoutFileHandlesASnapshotRenamedOverIsRefusedAndAnUntouchedO
 TEST(FleetInputs, ASnapshotRewrittenOrDeletedBetweenTheReadsIsRefusedEitherWay) {
   for (const bool handles : {true, false}) {
     testing::TempDir dir;
-    write_host(dir, "db1", "snapshot:poll-queues-0");
-    write_host(dir, "db2", "snapshot:poll-queues-0");
+    testing::write_fleet_host(dir, "db1", "snapshot:poll-queues-0");
+    testing::write_fleet_host(dir, "db2", "snapshot:poll-queues-0");
     auto inputs = fleet_inputs({dir.path()}, 100);
     ASSERT_TRUE(inputs.ok());
     ASSERT_TRUE(read_fleet_input((*inputs)[0], nullptr).ok());
     ASSERT_TRUE(read_fleet_input((*inputs)[1], nullptr).ok());
     // Past a coarse clock's tick, so the rewrite's modification time differs on any file system.
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    write_host(dir, "db1", "snapshot:poll-queues-2");
+    testing::write_fleet_host(dir, "db1", "snapshot:poll-queues-2");
     ASSERT_EQ(::unlink((dir.path() + "/db2.json").c_str()), 0);
     Result<Json> rewritten = content_error("not read");
     Result<Json> deleted = content_error("not read");
@@ -193,7 +187,7 @@ TEST(FleetInputs, AFleetHoldsNoDescriptorPerHost) {
   testing::TempDir dir;
   constexpr std::size_t kHosts = 40;
   for (std::size_t i = 0; i < kHosts; ++i)
-    write_host(dir, "h" + std::to_string(i), "snapshot:poll-queues-2");
+    testing::write_fleet_host(dir, "h" + std::to_string(i), "snapshot:poll-queues-2");
   struct rlimit before {};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
   const std::size_t open_before = open_descriptors();

@@ -16,12 +16,6 @@
 namespace kdrift {
 namespace {
 
-void write_host(const testing::TempDir& dir, const std::string& host, std::string_view fixture) {
-  Json snapshot = testing::fixture_snapshot(fixture);
-  snapshot["environment"]["hostname"] = host;
-  dir.write(host + ".json", to_text(snapshot));
-}
-
 std::vector<std::string> outlier_hosts(const Json& fleet) {
   std::vector<std::string> hosts;
   for (const Json& outlier : array_at(fleet, {"outliers"}))
@@ -32,8 +26,8 @@ std::vector<std::string> outlier_hosts(const Json& fleet) {
 TEST(FleetReport, ThePlantedOutlierRanksFirstWithTheRulesFindingAgainstAPeer) {
   testing::TempDir dir;
   for (const char* host : {"db1", "db2", "db3", "db4"})
-    write_host(dir, host, "snapshot:poll-queues-2");
-  write_host(dir, "db5", "snapshot:poll-queues-0");
+    testing::write_fleet_host(dir, host, "snapshot:poll-queues-2");
+  testing::write_fleet_host(dir, "db5", "snapshot:poll-queues-0");
   auto fleet = fleet_report({{dir.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
   EXPECT_EQ((*fleet)["schema"], kFleetSchema);
@@ -61,7 +55,7 @@ TEST(FleetReport, ThePlantedOutlierRanksFirstWithTheRulesFindingAgainstAPeer) {
 TEST(FleetReport, AUniformFleetHasNoOutlierAndExitsZero) {
   testing::TempDir dir;
   for (const char* host : {"a", "b", "c"})
-    write_host(dir, host, "snapshot:intel-pt");
+    testing::write_fleet_host(dir, host, "snapshot:intel-pt");
   auto fleet = fleet_report({{dir.path()}, {}, "", 100}, testing::builtin_rule_set());
   ASSERT_TRUE(fleet.ok()) << fleet.error().describe();
   EXPECT_TRUE((*fleet)["outliers"].empty());
@@ -75,7 +69,7 @@ TEST(FleetReport, AUniformFleetHasNoOutlierAndExitsZero) {
 TEST(FleetReport, ARuleAddedWithChecksChangesWhatTheFleetFoldsBy) {
   testing::TempDir dir;
   for (const char* host : {"a", "b", "c", "d"})
-    write_host(dir, host, "snapshot:intel-pt");
+    testing::write_fleet_host(dir, host, "snapshot:intel-pt");
   Json odd = testing::fixture_snapshot("snapshot:intel-pt");
   odd["sysctl"]["vm.swappiness"] = 1;
   odd["environment"]["hostname"] = "d";
@@ -109,7 +103,7 @@ changed = true
 TEST(FleetReport, UnreadableSnapshotsAreListedAndOnlyAllUnreadableIsAnError) {
   testing::TempDir dir;
   for (const char* host : {"a", "b", "c"})
-    write_host(dir, host, "snapshot:intel-pt");
+    testing::write_fleet_host(dir, host, "snapshot:intel-pt");
   dir.write("broken.json", "{\"schema\": \"kdrift.snapshot/1\", \"kernel\": [");
   dir.write("other.json", "{\"schema\": \"something/else\"}");
   dir.write("notes.txt", "not a snapshot name: not read");
@@ -184,7 +178,7 @@ TEST(FleetReport, TheDocumentIsTheSameWhateverTheNumberOfReaders) {
 TEST(FleetInputs, HostNamesComeFromFileNamesAndGroupsMatchNamesPathsOrDirectories) {
   testing::TempDir dir;
   dir.mkdir("canary");
-  write_host(dir, "canary/web-c1", "snapshot:intel-pt");
+  testing::write_fleet_host(dir, "canary/web-c1", "snapshot:intel-pt");
   auto inputs = fleet_inputs({dir.path() + "/canary/"}, 10);
   ASSERT_TRUE(inputs.ok());
   ASSERT_EQ(inputs->size(), 1u);
@@ -198,9 +192,9 @@ TEST(FleetInputs, HostNamesComeFromFileNamesAndGroupsMatchNamesPathsOrDirectorie
 TEST(FleetReport, CanaryAgainstControlNamesTheSettingAndFindingThatDiffer) {
   testing::TempDir dir;
   for (const char* host : {"control1", "control2", "control3"})
-    write_host(dir, host, "snapshot:poll-queues-2");
+    testing::write_fleet_host(dir, host, "snapshot:poll-queues-2");
   for (const char* host : {"canary1", "canary2", "canary3"})
-    write_host(dir, host, "snapshot:poll-queues-0");
+    testing::write_fleet_host(dir, host, "snapshot:poll-queues-0");
   auto fleet =
       fleet_report({{dir.path()}, {{"canary", "canary*"}, {"control", "control*"}}, "", 100},
                    testing::builtin_rule_set());
@@ -225,7 +219,7 @@ TEST(FleetReport, CanaryAgainstControlNamesTheSettingAndFindingThatDiffer) {
 TEST(FleetReport, BadGroupsAreRefusedNamingTheProblem) {
   testing::TempDir dir;
   for (const char* host : {"a1", "a2", "b1"})
-    write_host(dir, host, "snapshot:intel-pt");
+    testing::write_fleet_host(dir, host, "snapshot:intel-pt");
   const auto problem = [&](std::vector<FleetGroupPattern> groups, std::string reference = "") {
     auto fleet = fleet_report({{dir.path()}, std::move(groups), std::move(reference), 100},
                               testing::builtin_rule_set());
