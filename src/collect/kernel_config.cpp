@@ -1,5 +1,6 @@
 #include "collect/kernel_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 
@@ -40,8 +41,12 @@ Json config_value(std::string_view value) {
 
 ParsedConfig parse_kernel_config(std::string_view text) {
   ParsedConfig parsed;
-  for (const auto& raw_line : split_lines(text)) {
-    const std::string_view line = trim(raw_line);
+  // Line by line in place: a config has ten thousand lines, and a copy of each was a fifth of
+  // the time a live capture spent on it.
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = trim(text.substr(start, end - start));
+    start = end + 1;
     if (line.empty()) continue;
     if (line.front() == '#') {
       // "# CONFIG_FOO is not set"; other comments are headers.

@@ -15,26 +15,6 @@ namespace {
 
 constexpr unsigned kLoopMajor = 7;
 
-bool is_octal(char c) {
-  return c >= '0' && c <= '7';
-}
-
-// The kernel writes space, tab, newline and backslash in paths as \ooo (mangle_path).
-std::string unescape_octal(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\\' && i + 3 < text.size() && is_octal(text[i + 1]) && is_octal(text[i + 2]) &&
-        is_octal(text[i + 3])) {
-      out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
-                               (text[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
-
 bool same_file(const FileIdentity& a, const FileIdentity& b) {
   if (a.block || b.block) return a.block && b.block && a.rdev == b.rdev;
   return a.device == b.device && a.inode == b.inode;

@@ -1,7 +1,5 @@
 #include "util/archive_tree.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -10,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "util/libarchive.h"
 #include "util/text.h"
 #include "util/unique_fd.h"
 #include "util/units.h"
@@ -52,17 +51,17 @@ class ArchiveTreeBuilder {
   Result<ArchiveTree> read(DecompressedStream& stream) {
     stream_ = &stream;
     in_header_ = true;  // opening reads the first header's bytes
-    ArchiveReadPtr reader(archive_read_new());
-    archive_read_support_format_tar(reader.get());
-    if (archive_read_open(reader.get(), this, nullptr, &ArchiveTreeBuilder::pull, nullptr) !=
-        ARCHIVE_OK) {
+    ArchiveReadPtr reader(libarchive().archive_read_new());
+    libarchive().archive_read_support_format_tar(reader.get());
+    if (libarchive().archive_read_open(reader.get(), this, nullptr, &ArchiveTreeBuilder::pull,
+                                       nullptr) != ARCHIVE_OK) {
       return unreadable(reader.get());
     }
     while (true) {
       archive_entry* entry = nullptr;
       in_header_ = true;
       header_start_ = decompressed_;
-      const int status = archive_read_next_header(reader.get(), &entry);
+      const int status = libarchive().archive_read_next_header(reader.get(), &entry);
       in_header_ = false;
       if (status == ARCHIVE_EOF) return std::move(tree_);
       if (status != ARCHIVE_OK) return unreadable(reader.get());
@@ -75,8 +74,9 @@ class ArchiveTreeBuilder {
     auto* self = static_cast<ArchiveTreeBuilder*>(client);
     auto piece = self->next_piece();
     if (!piece) {
-      archive_set_error(reader, piece.error().code, "%s", piece.error().context.c_str());
-      self->stream_error_ = std::move(piece.error());
+      libarchive().archive_set_error(reader, piece.error().code, "%s",
+                                     piece.error().context.c_str());
+      self->stream_error_ = piece.error();
       return -1;
     }
     *buffer = piece->data();
@@ -86,7 +86,7 @@ class ArchiveTreeBuilder {
   Result<std::string_view> next_piece() {
     if (pending_.empty()) {
       auto chunk = stream_->next();
-      if (!chunk) return in_member(std::move(chunk.error()));
+      if (!chunk) return in_member(chunk.error());
       pending_ = *chunk;
     }
     const auto piece = pending_.substr(0, kFeedBytes);
@@ -125,7 +125,7 @@ class ArchiveTreeBuilder {
 
   Error unreadable(archive* reader) const {
     if (stream_error_) return *stream_error_;
-    const char* message = archive_error_string(reader);
+    const char* message = libarchive().archive_error_string(reader);
     return content_error(std::string("not a readable tar archive") +
                          (message != nullptr ? std::string(": ") + message : ""));
   }
@@ -135,12 +135,12 @@ class ArchiveTreeBuilder {
   }
 
   Status add(archive* reader, archive_entry* entry) {
-    const char* name = archive_entry_pathname(entry);
+    const char* name = libarchive().archive_entry_pathname(entry);
     raw_name_ = name != nullptr ? name : "";
     if (++members_ > limits_.members) {
       return refuse("more than " + std::to_string(limits_.members) + " members");
     }
-    const mode_t type = archive_entry_filetype(entry);
+    const mode_t type = libarchive().archive_entry_filetype(entry);
     if (names_top()) {
       // `tar -C root -czf dump.tar.gz .` starts with "./": the top, whose mode is never used.
       if (type == AE_IFDIR) return ok_status();
@@ -149,9 +149,9 @@ class ArchiveTreeBuilder {
     auto path = checked_name();
     if (!path) return path.error();
     if (auto parent = make_parents(*path); !parent) return parent.error();
-    if (archive_entry_hardlink(entry) != nullptr) return refuse("a hard link");
+    if (libarchive().archive_entry_hardlink(entry) != nullptr) return refuse("a hard link");
     if (type == AE_IFDIR) return add_directory(*path);
-    if (type == AE_IFLNK) return add_symlink(*path, archive_entry_symlink(entry));
+    if (type == AE_IFLNK) return add_symlink(*path, libarchive().archive_entry_symlink(entry));
     if (type == AE_IFREG) return add_file(reader, entry, *path);
     return refuse(type_name(type) + "; a dump holds only files, directories and symlinks");
   }
@@ -243,8 +243,9 @@ class ArchiveTreeBuilder {
 
   Status add_file(archive* reader, archive_entry* entry, const std::string& path) {
     if (hold_ && !hold_(path)) return skip_file(reader, path);
-    const auto declared =
-        archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : la_int64_t{0};
+    const auto declared = libarchive().archive_entry_size_is_set(entry) != 0
+                              ? libarchive().archive_entry_size(entry)
+                              : la_int64_t{0};
     if (auto fits = check_size(static_cast<uint64_t>(std::max<la_int64_t>(declared, 0))); !fits) {
       return fits.error();
     }
@@ -268,7 +269,7 @@ class ArchiveTreeBuilder {
       const void* block = nullptr;
       size_t size = 0;
       la_int64_t offset = 0;
-      const int status = archive_read_data_block(reader, &block, &size, &offset);
+      const int status = libarchive().archive_read_data_block(reader, &block, &size, &offset);
       if (status != ARCHIVE_OK && status != ARCHIVE_EOF) return unreadable(reader);
       const bool ended = status == ARCHIVE_EOF;
       if (offset < 0 || (!ended && static_cast<uint64_t>(offset) < content.size())) {
@@ -286,7 +287,7 @@ class ArchiveTreeBuilder {
   // Only what the decompressor produces is counted (by next_piece): the header's size, or the
   // sparse map's, is the stranger's word, and libarchive skips past what the header says.
   Status skip_file(archive* reader, const std::string& path) {
-    if (archive_read_data_skip(reader) != ARCHIVE_OK) return unreadable(reader);
+    if (libarchive().archive_read_data_skip(reader) != ARCHIVE_OK) return unreadable(reader);
     auto node = insert(path, ArchiveTree::Node::Type::kFile, {}, /*held=*/false);
     if (!node) return node.error();
     return ok_status();

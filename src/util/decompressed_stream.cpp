@@ -1,13 +1,12 @@
 #include "util/decompressed_stream.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <lzma.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <optional>
 
+#include "util/libarchive.h"
 #include "util/units.h"
 
 namespace kdrift {
@@ -124,24 +123,26 @@ class LzmaStream final : public DecompressedStream {
 class FilterStream final : public DecompressedStream {
  public:
   explicit FilterStream(CompressedInput input)
-      : input_(std::move(input)), reader_(archive_read_new()) {}
+      : input_(std::move(input)), reader_(libarchive().archive_read_new()) {}
 
   Status start() {
     archive* reader = reader_.get();
-    archive_read_support_filter_gzip(reader);
-    archive_read_support_filter_bzip2(reader);
-    archive_read_support_filter_zstd(reader);
-    archive_read_support_filter_lz4(reader);
-    archive_read_support_format_raw(reader);
+    libarchive().archive_read_support_filter_gzip(reader);
+    libarchive().archive_read_support_filter_bzip2(reader);
+    libarchive().archive_read_support_filter_zstd(reader);
+    libarchive().archive_read_support_filter_lz4(reader);
+    libarchive().archive_read_support_format_raw(reader);
     archive_entry* entry = nullptr;
-    if (archive_read_open(reader, this, nullptr, &FilterStream::pull, nullptr) != ARCHIVE_OK ||
-        archive_read_next_header(reader, &entry) != ARCHIVE_OK) {
+    if (libarchive().archive_read_open(reader, this, nullptr, &FilterStream::pull, nullptr) !=
+            ARCHIVE_OK ||
+        libarchive().archive_read_next_header(reader, &entry) != ARCHIVE_OK) {
       return failure();
     }
     // Filters stack, innermost first; the last is the file itself ("none").
-    if (archive_filter_count(reader) > 2) {
-      return content_error(std::string("compressed twice (") + archive_filter_name(reader, 0) +
-                           " inside " + archive_filter_name(reader, 1) +
+    if (libarchive().archive_filter_count(reader) > 2) {
+      return content_error(std::string("compressed twice (") +
+                           libarchive().archive_filter_name(reader, 0) + " inside " +
+                           libarchive().archive_filter_name(reader, 1) +
                            "): kdrift undoes one layer of compression");
     }
     return ok_status();
@@ -151,7 +152,7 @@ class FilterStream final : public DecompressedStream {
     const void* block = nullptr;
     size_t size = 0;
     la_int64_t offset = 0;
-    const int status = archive_read_data_block(reader_.get(), &block, &size, &offset);
+    const int status = libarchive().archive_read_data_block(reader_.get(), &block, &size, &offset);
     if (status == ARCHIVE_EOF) return std::string_view();
     if (status != ARCHIVE_OK) return failure();
     return std::string_view(static_cast<const char*>(block), size);
@@ -163,7 +164,8 @@ class FilterStream final : public DecompressedStream {
     auto chunk = self->input_.read();
     if (!chunk) {
       self->input_error_ = chunk.error();
-      archive_set_error(reader, chunk.error().code, "%s", chunk.error().context.c_str());
+      libarchive().archive_set_error(reader, chunk.error().code, "%s",
+                                     chunk.error().context.c_str());
       return -1;
     }
     *buffer = chunk->data();
@@ -172,14 +174,14 @@ class FilterStream final : public DecompressedStream {
 
   Error failure() const {
     if (input_error_) return *input_error_;
-    const char* message = archive_error_string(reader_.get());
+    const char* message = libarchive().archive_error_string(reader_.get());
     const std::string why = message != nullptr ? message : "unknown error";
     if (why.find("Frame requires too much memory") != std::string::npos) {
       return content_error("zstd data needs a window larger than the " +
                            describe_bytes(kZstdWindowLimit) + " libzstd allows (" + why + ")");
     }
     // After a fatal error libarchive may name no filter, or "none": the file itself.
-    const char* filter = archive_filter_name(reader_.get(), 0);
+    const char* filter = libarchive().archive_filter_name(reader_.get(), 0);
     if (filter == nullptr || std::string_view(filter) == "none") return content_error(why);
     return content_error(std::string("corrupt ") + filter + " data: " + why);
   }
@@ -192,7 +194,7 @@ class FilterStream final : public DecompressedStream {
 }  // namespace
 
 void ArchiveReadDeleter::operator()(archive* handle) const {
-  archive_read_free(handle);
+  libarchive().archive_read_free(handle);
 }
 
 Result<CompressedInput> CompressedInput::of_file(int fd) {

@@ -53,6 +53,20 @@ bool owner_may_read(const struct stat& file, const TreeOwner& owner) {
   return file.st_gid == owner.gid && (file.st_mode & S_IRGRP) != 0;
 }
 
+// A file sysfs or procfs makes, opened without following a symbolic link, is a regular file or
+// a directory, and a directory's read says so.
+Result<std::string> read_kernel_file(int fd, const std::string& path, size_t max_bytes,
+                                     bool head_only, PseudoFs filesystem) {
+  auto content = read_descriptor(
+      fd, max_bytes, head_only ? AtLimit::kStop : AtLimit::kRefuse,
+      filesystem == PseudoFs::kSysfs ? FileEnd::kAtShortFirstPage : FileEnd::kAtEmptyRead);
+  if (!content && content.error().code == EISDIR) {
+    return make_error(EINVAL, path + " is not a regular file");
+  }
+  if (!content) return make_error(content.error().code, path);
+  return content;
+}
+
 Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes, bool head_only,
                                  const std::optional<TreeOwner>& owner) {
   struct stat st {};
@@ -134,7 +148,17 @@ int DirectoryBackend::open_by_components(const std::string& relative, int flags)
   return ::openat(directory, parts.back().c_str(), flags);
 }
 
+const KernelMounts& DirectoryBackend::kernel_mounts() const {
+  std::call_once(mounts_read_, [this] { mounts_ = KernelMounts::read_live(); });
+  return mounts_;
+}
+
 Result<EntryKind> DirectoryBackend::kind(const std::string& path) const {
+  if (lookup_ == Lookup::kHost) {  // paths taken as they are: one lstat says it
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return make_error(errno, path);
+    return kind_of_mode(st.st_mode);
+  }
   auto fd = open(path, O_PATH);
   if (!fd) return fd.error();
   struct stat st {};
@@ -143,13 +167,18 @@ Result<EntryKind> DirectoryBackend::kind(const std::string& path) const {
 }
 
 Result<std::string> DirectoryBackend::link_target(const std::string& path) const {
+  // Not st_size: procfs and sysfs report every symlink as 0 bytes long.
+  char buffer[4096];
+  if (lookup_ == Lookup::kHost) {  // EINVAL when it is not a symlink, as below
+    const auto length = ::readlink(path.c_str(), buffer, sizeof buffer);
+    if (length < 0) return make_error(errno, path);
+    return std::string(buffer, static_cast<size_t>(length));
+  }
   auto fd = open(path, O_PATH);
   if (!fd) return fd.error();
   struct stat st {};
   if (::fstat(fd->get(), &st) != 0) return make_error(errno, path);
   if (!S_ISLNK(st.st_mode)) return make_error(EINVAL, path);
-  // Not st_size: procfs and sysfs report every symlink as 0 bytes long.
-  char buffer[4096];
   const auto length = ::readlinkat(fd->get(), "", buffer, sizeof buffer);
   if (length < 0) return make_error(errno, path);
   return std::string(buffer, static_cast<size_t>(length));
@@ -160,6 +189,12 @@ Result<std::string> DirectoryBackend::read(const std::string& path, size_t max_b
   // O_NONBLOCK: a FIFO put where a file was expected must not hang the open.
   auto fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd) return fd.error();
+  if (lookup_ == Lookup::kHost) {
+    const PseudoFs filesystem = kernel_mounts().filesystem_of(path);
+    if (filesystem != PseudoFs::kOther) {
+      return read_kernel_file(fd->get(), path, max_bytes, head_only, filesystem);
+    }
+  }
   return read_regular(fd->get(), path, max_bytes, head_only, owner_);
 }
 

@@ -5,7 +5,8 @@
 // RESOLVE_NO_SYMLINKS; one openat(O_NOFOLLOW) per component where the kernel lacks openat2).
 // SysRoot has resolved every symlink before it asks, so a symlink met here was put there since:
 // the lookup fails instead of following it. A file is read from the descriptor that was opened
-// and checked (fstat: a regular file), so what is read is what was checked.
+// and checked (fstat: a regular file), so what is read is what was checked; on the live host a
+// file of sysfs or procfs needs no such check (util/kernel_mounts.h).
 // A tree owned by someone other than root may hold a hard link to a file its owner cannot read
 // (where fs.protected_hardlinks is 0, or the link predates a chown): such a file is refused, so
 // kdrift never shows through a tree what the tree's owner could not read.
@@ -13,9 +14,11 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <string>
 
+#include "util/kernel_mounts.h"
 #include "util/sysroot_backend.h"
 #include "util/unique_fd.h"
 
@@ -56,12 +59,16 @@ class DirectoryBackend final : public SysRootBackend {
   Result<UniqueFd> open(const std::string& path, int flags) const;
   int open_in_root(const std::string& relative, int flags) const;
   int open_by_components(const std::string& relative, int flags) const;
+  // The live host's mount table, read at the first file read.
+  const KernelMounts& kernel_mounts() const;
 
   std::string root_;
   UniqueFd root_fd_;
   int root_error_ = 0;
   std::optional<TreeOwner> owner_;  // none for the live host
   mutable std::atomic<Lookup> lookup_;
+  mutable std::once_flag mounts_read_;
+  mutable KernelMounts mounts_;
 };
 
 }  // namespace kdrift

@@ -33,7 +33,8 @@ Result<std::string> read_all(int fd, const std::string& name, size_t max_bytes) 
 
 }  // namespace
 
-Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit) {
+Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit, FileEnd end) {
+  constexpr size_t kPage = 4096;  // the smallest page Linux has: an attribute below it is whole
   std::string content;
   char buffer[65536];
   for (;;) {
@@ -45,8 +46,11 @@ Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit) 
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return make_error(errno, "");
     if (n == 0) return content;
-    if (content.size() + static_cast<size_t>(n) > max_bytes) return make_error(EFBIG, "");
-    content.append(buffer, static_cast<size_t>(n));
+    const auto got = static_cast<size_t>(n);
+    if (content.size() + got > max_bytes) return make_error(EFBIG, "");
+    const bool first = content.empty();
+    content.append(buffer, got);
+    if (end == FileEnd::kAtShortFirstPage && first && got < kPage && got < wanted) return content;
   }
 }
 

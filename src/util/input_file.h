@@ -25,10 +25,16 @@ Result<std::string> read_whole_file_at(int directory, const std::string& name,
 // What read_descriptor does on reaching max_bytes: refuse (EFBIG), or stop and keep the head.
 enum class AtLimit { kRefuse, kStop };
 
+// Where read_descriptor takes a file to end: at a read that returns nothing, or also at a first
+// read shorter than a page and than asked for, which for a sysfs attribute is the whole of it
+// (util/kernel_mounts.h) and spares the read that would return nothing.
+enum class FileEnd { kAtEmptyRead, kAtShortFirstPage };
+
 // The rest of an open descriptor, to its end even when the file grows meanwhile. Errors carry the
 // errno only (EFBIG past max_bytes with AtLimit::kRefuse) and no context: the caller names what it
 // read. The one read loop under read_whole_file and the sysroot's directory reads.
-Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit = AtLimit::kRefuse);
+Result<std::string> read_descriptor(int fd, size_t max_bytes, AtLimit at_limit = AtLimit::kRefuse,
+                                    FileEnd end = FileEnd::kAtEmptyRead);
 
 // The error read_whole_file gives for input over max_bytes, for readers that are handed text.
 Error size_limit_error(const std::string& source, size_t max_bytes);

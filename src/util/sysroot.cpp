@@ -109,7 +109,8 @@ const int* SysRoot::replayed_failure(std::string_view path) const {
 }
 
 Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> pending,
-                                  bool follow_last, const std::string& context) const {
+                                  Walk walk_to, const std::string& context) const {
+  const bool follow_last = walk_to != Walk::kLastUnfollowed;
   int hops = 0;
   while (!pending.empty()) {
     const std::string name = std::move(pending.front());
@@ -134,20 +135,23 @@ Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> 
       }
       continue;
     }
-    if (!is_final && *kind != EntryKind::kDirectory) return make_error(ENOTDIR, context);
+    if ((!is_final || walk_to == Walk::kDirectory) && *kind != EntryKind::kDirectory) {
+      return make_error(ENOTDIR, context);
+    }
     resolved = candidate;
   }
   return resolved;
 }
 
+// Each directory is walked one step from its parent's resolution, itself cached: the files of
+// /sys/block/vda/queue cost one lookup for "queue", not one for every component from "/".
 Result<std::string> SysRoot::resolve_directory(const std::string& path) const {
   const std::string parent = parent_of(path);
+  if (parent == "/") return parent;
   if (const auto hit = resolved_dirs_.find(parent); hit != resolved_dirs_.end()) return hit->second;
-  std::deque<std::string> parts;
-  for (auto& part : split(parent, '/')) {
-    if (!part.empty()) parts.push_back(std::move(part));
-  }
-  auto walked = walk("/", std::move(parts), /*follow_last=*/true, path);
+  auto above = resolve_directory(parent);
+  if (!above) return make_error(above.error().code, path);
+  auto walked = walk(*above, {parent.substr(parent.rfind('/') + 1)}, Walk::kDirectory, path);
   if (!walked) return walked.error();
   resolved_dirs_.emplace(parent, *walked);
   return walked;
@@ -158,7 +162,8 @@ Result<std::string> SysRoot::resolve_impl(std::string_view requested, bool follo
   if (path == "/") return path;
   auto directory = resolve_directory(path);
   if (!directory) return directory.error();
-  return walk(*directory, {path.substr(path.rfind('/') + 1)}, follow_last, path);
+  return walk(*directory, {path.substr(path.rfind('/') + 1)},
+              follow_last ? Walk::kLastFollowed : Walk::kLastUnfollowed, path);
 }
 
 Result<std::string> SysRoot::resolve(std::string_view path) const {

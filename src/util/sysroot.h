@@ -97,7 +97,10 @@ class SysRoot {
   // The directory path (normalized) is in, its symbolic links followed: walked once per directory.
   Result<std::string> resolve_directory(const std::string& path) const;
   Result<std::string> resolve_impl(std::string_view path, bool follow_last) const;
-  Result<std::string> walk(std::string resolved, std::deque<std::string> pending, bool follow_last,
+  // Where a walk ends: at the last name as it is, at what it points to, or at a directory
+  // (ENOTDIR otherwise, as the kernel says of "file/..").
+  enum class Walk { kLastUnfollowed, kLastFollowed, kDirectory };
+  Result<std::string> walk(std::string resolved, std::deque<std::string> pending, Walk walk_to,
                            const std::string& context) const;
   Result<std::string> read_impl(std::string_view path, size_t max_bytes, bool head_only) const;
   Result<std::string> finish_read(const std::string& requested, const std::string& resolved,

@@ -235,4 +235,27 @@ std::string terminal_safe(std::string_view text) {
   return out;
 }
 
+namespace {
+
+bool is_octal(char c) {
+  return c >= '0' && c <= '7';
+}
+
+}  // namespace
+
+std::string unescape_octal(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 3 < text.size() && is_octal(text[i + 1]) && is_octal(text[i + 2]) &&
+        is_octal(text[i + 3])) {
+      out += static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                               (text[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace kdrift

@@ -43,6 +43,10 @@ struct BracketedChoice {
 };
 std::optional<BracketedChoice> parse_bracketed_choice(std::string_view text);
 
+// A path as the kernel writes it in /proc/self/mountinfo and /proc/swaps (mangle_path: space,
+// tab, newline and backslash as \ooo), with the escapes undone.
+std::string unescape_octal(std::string_view text);
+
 // The value of "Key:<spaces>value" lines (/proc/self/status, /proc/meminfo, /proc/cpuinfo).
 std::optional<std::string> find_colon_field(std::string_view text, std::string_view key);
 

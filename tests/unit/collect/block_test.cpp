@@ -131,6 +131,32 @@ TEST_F(BlockDevices, LoopBackingFileAndUnboundLoop) {
   EXPECT_EQ(device_of(block, "loop1")["loop"], (Json{{"bound", false}}));
 }
 
+// An empty device takes no I/O: its queue and counters are unknown (unread), not absent, and a
+// device of any other size, or whose size is not known, is read whole.
+TEST_F(BlockDevices, AnEmptyDevicesIoPathIsUnreadAndSaidSo) {
+  const StorageTree sys(tree_);
+  const std::string loop1 = sys.disk("sys/devices/virtual/block", "", "loop1");
+  tree_.write(loop1 + "/size", "0\n");
+  tree_.write(loop1 + "/queue/scheduler", "[none] mq-deadline\n");
+  const std::string zram0 = sys.disk("sys/devices/virtual/block", "", "zram0");
+  tree_.write(zram0 + "/size", "not a number\n");
+  const Json block = collect();
+  const Json loop = device_of(block, "loop1");
+  EXPECT_EQ(loop["size"], 0);
+  EXPECT_EQ(loop["holders"], Json::array());
+  for (const auto* key : {"stat", "queue", "scheduler", "request_based", "mq"}) {
+    EXPECT_FALSE(loop.contains(key)) << key;
+  }
+  for (const auto* key : {"stat", "queue", "scheduler", "request_based"}) {
+    EXPECT_NE(loop["unavailable"][key].get<std::string>().find("empty (size 0)"), std::string::npos)
+        << key;
+  }
+  const Json zram = device_of(block, "zram0");
+  EXPECT_TRUE(zram["unavailable"].contains("size"));
+  EXPECT_EQ(zram["queue"]["rotational"], 0);
+  EXPECT_EQ(zram["request_based"], true);
+}
+
 TEST_F(BlockDevices, StackedDeviceMapperAndMd) {
   const StorageTree sys(tree_);
   const std::string dm = sys.disk("sys/devices/virtual/block", "", "dm-0");

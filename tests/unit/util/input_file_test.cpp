@@ -52,6 +52,28 @@ TEST(InputFile, ReadDescriptorRefusesPastTheLimitOrStopsThereKeepingTheHead) {
   }
 }
 
+// A pipe whose writer stays open: only the short-first-page rule returns without waiting for it.
+TEST(InputFile, AShortFirstReadEndsTheFileOnlyWhenAskedAndShorterThanAPage) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  const UniqueFd reader(pipe_fds[0]);
+  UniqueFd writer(pipe_fds[1]);
+  ASSERT_EQ(::write(writer.get(), "[none] mq-deadline\n", 19), 19);
+  auto short_read =
+      read_descriptor(reader.get(), 1000, AtLimit::kRefuse, FileEnd::kAtShortFirstPage);
+  ASSERT_TRUE(short_read.ok()) << describe(short_read);
+  EXPECT_EQ(*short_read, "[none] mq-deadline\n");
+  // A whole page first: more may follow (a sysfs binary attribute), so it reads on to the end.
+  const std::string page(4096, 'p');
+  ASSERT_EQ(::write(writer.get(), page.data(), page.size()), 4096);
+  ASSERT_EQ(::write(writer.get(), "tail", 4), 4);
+  writer = UniqueFd();
+  auto long_read =
+      read_descriptor(reader.get(), 8192, AtLimit::kRefuse, FileEnd::kAtShortFirstPage);
+  ASSERT_TRUE(long_read.ok()) << describe(long_read);
+  EXPECT_EQ(*long_read, page + "tail");
+}
+
 TEST(InputFile, MoreThanTheLimitIsEfbigNamingThePathAndTheLimit) {
   const TempDir dir;
   dir.write("journal.jsonl", std::string(2048, 'y'));

@@ -66,6 +66,25 @@ TEST(SysRoot, HugeFileIsRefusedNotTruncated) {
   EXPECT_EQ(result.error().code, EFBIG);
 }
 
+// Each directory is resolved from its parent's resolution: a step through a file still fails
+// as the kernel's lookup does, "file/.." included.
+TEST(SysRoot, AFileIsNoDirectoryToWalkThroughOrOutOf) {
+  TempDir tree;
+  tree.write("sys/block/vda/size", "8\n");
+  tree.write("sys/block/vda/ro", "0\n");
+  SysRoot root(tree.path());
+  for (const auto* path :
+       {"/sys/block/vda/size/../ro", "/sys/block/vda/size/x", "/sys/block/vda/size/../../vda/ro"}) {
+    auto read = root.read(path);
+    ASSERT_FALSE(read.ok()) << path;
+    EXPECT_EQ(read.error().code, ENOTDIR) << path;
+    EXPECT_NE(read.error().describe().find(path), std::string::npos) << read.error().describe();
+  }
+  EXPECT_EQ(root.list("/sys/block/vda/size/..").error().code, ENOTDIR);
+  EXPECT_EQ(*root.read("/sys/block/vda/../vda/ro"), "0\n");
+  EXPECT_EQ(*root.resolve("/sys/block/../block/vda"), "/sys/block/vda");
+}
+
 TEST(SysRoot, DirectoryIsNotAFile) {
   TempDir tree;
   tree.mkdir("sys/class/iommu");
