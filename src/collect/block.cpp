@@ -191,12 +191,13 @@ void put_io_path(Json& device, const SysRoot& root, const std::string& directory
 
 // An empty device (size 0: a loop device with no backing file, a zram device not yet given a
 // size, a drive without its medium) holds nothing and takes no I/O, and lsblk leaves it out
-// unless asked. Its I/O path is said unread, not read: about 70 files a device, and the loop
-// module's eight unbound devices were a third of a live capture. Unknown, not "none": a diff
-// against a snapshot that read them shows them as unknown here, never as changed.
+// unless asked. Its I/O path (counters, queue, scheduler, hardware queues) is said unread:
+// about 70 files a device, and the loop module's eight unbound devices were a third of a live
+// capture. Unknown, not "none": a diff against a snapshot that read them shows them as
+// unknown here, never as changed.
 void mark_empty(Json& device) {
   const std::string reason = "not read: the device is empty (size 0) and takes no I/O";
-  for (const auto* key : {"stat", "queue", "scheduler", "request_based"}) {
+  for (const auto* key : {"stat", "queue", "scheduler", "request_based", "mq"}) {
     mark_unavailable(device, key, reason);
   }
 }

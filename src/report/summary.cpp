@@ -1,6 +1,7 @@
 #include "report/summary.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -23,8 +24,13 @@ void collect_unavailable(const Json& node, const std::string& prefix,
   if (!node.is_object()) return;
   for (const auto& [key, value] : node.items()) {
     if (key == "unavailable" && value.is_object()) {
-      for (const auto& [what, why] : value.items()) {
-        lines.push_back(prefix + "." + what + ": " + text_of(why));
+      // One line per reason: an empty device's five unread keys are one fact about it.
+      std::map<std::string, std::vector<std::string>> keys_by_reason;
+      for (const auto& [what, why] : value.items())
+        keys_by_reason[text_of(why)].push_back(what);
+      for (const auto& [why, keys] : keys_by_reason) {
+        const std::string names = keys.size() == 1 ? keys[0] : "{" + join(keys, ", ") + "}";
+        lines.push_back(prefix + "." + names + ": " + why);
       }
     } else {
       collect_unavailable(value, prefix.empty() ? key : prefix + "." + key, lines);

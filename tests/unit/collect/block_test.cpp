@@ -147,7 +147,7 @@ TEST_F(BlockDevices, AnEmptyDevicesIoPathIsUnreadAndSaidSo) {
   for (const auto* key : {"stat", "queue", "scheduler", "request_based", "mq"}) {
     EXPECT_FALSE(loop.contains(key)) << key;
   }
-  for (const auto* key : {"stat", "queue", "scheduler", "request_based"}) {
+  for (const auto* key : {"stat", "queue", "scheduler", "request_based", "mq"}) {
     EXPECT_NE(loop["unavailable"][key].get<std::string>().find("empty (size 0)"), std::string::npos)
         << key;
   }

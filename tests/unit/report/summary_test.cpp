@@ -44,6 +44,24 @@ TEST(Summary, NoColourEscapesWhenNotATerminal) {
   EXPECT_EQ(summary_of("no-iommu").find('\033'), std::string::npos);
 }
 
+// What could not be read, one line per reason and object: an empty device's unread keys are one
+// line, and every key still appears.
+TEST(Summary, UnreadKeysOfOneObjectAreOneLinePerReason) {
+  const std::string empty = "not read: the device is empty (size 0) and takes no I/O";
+  const Json snapshot = {
+      {"block",
+       {{"devices",
+         {{"loop0",
+           {{"size", 0},
+            {"unavailable",
+             {{"queue", empty}, {"stat", empty}, {"mq", empty}, {"ro", "EIO"}}}}}}}}}};
+  const std::string text = render_summary(snapshot, false);
+  EXPECT_NE(text.find("Could not be read (2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("block.devices.loop0.{mq, queue, stat}: " + empty), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("block.devices.loop0.ro: EIO"), std::string::npos) << text;
+}
+
 TEST(Summary, EmptySnapshotStillRenders) {
   const std::string text = render_summary(Json::object(), true);
   EXPECT_NE(text.find("Kernel"), std::string::npos);
