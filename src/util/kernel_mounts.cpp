@@ -1,10 +1,7 @@
 #include "util/kernel_mounts.h"
 
-#include <fcntl.h>
-
 #include "util/input_file.h"
 #include "util/text.h"
-#include "util/unique_fd.h"
 
 namespace kdrift {
 namespace {
@@ -21,9 +18,7 @@ PseudoFs pseudo_fs_named(std::string_view type) {
 }  // namespace
 
 KernelMounts KernelMounts::read_live() {
-  const UniqueFd fd(::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC));
-  if (!fd) return {};
-  auto text = read_descriptor(fd.get(), kMaxMountinfoBytes);
+  const auto text = read_whole_file("/proc/self/mountinfo", kMaxMountinfoBytes);
   if (!text) return {};
   return parse(*text);
 }

@@ -7,14 +7,13 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 
+#include "support/child_process.h"
 #include "support/fixtures.h"
 
 namespace kdrift {
@@ -552,16 +551,6 @@ TEST(EfiVars, IgnoresTheMissingImmutableFlagOfAPlainDirectory) {
   ASSERT_TRUE(vars.remove(kBootNext));
 }
 
-// Runs check in a child process (which may change its user or mounts) and gives its exit status;
-// 77 for a check that could not be set up.
-int in_child(const std::function<int()>& check) {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(check());
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
-
 int check_writable_says(const std::string& directory, int code, const std::string& words) {
   auto vars = EfiVars::open(directory);
   if (!vars) return 10;
@@ -576,7 +565,7 @@ TEST(EfiVars, SaysWhenTheDirectoryIsMountedReadOnly) {
   const FakeEfivars fake;
   EXPECT_TRUE(fake.open().check_writable());
   const std::string path = fake.path();
-  const int status = in_child([&] {
+  const int status = testing::exit_status_in_child([&] {
     // A mount namespace of the child's own, so the read-only bind mount is seen by nobody else.
     if (::unshare(CLONE_NEWNS) != 0) return 77;
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return 77;
@@ -596,7 +585,7 @@ TEST(EfiVars, SaysWhenTheDirectoryIsNotWritableForThisUser) {
   ASSERT_EQ(::chmod(fake.dir().path().c_str(), 0755), 0);
   ASSERT_EQ(::chmod(fake.path().c_str(), 0555), 0);
   const std::string path = fake.path();
-  const int status = in_child([&] {
+  const int status = testing::exit_status_in_child([&] {
     constexpr uid_t kNobody = 65534;
     if (::geteuid() == 0 && (::setresgid(kNobody, kNobody, kNobody) != 0 ||
                              ::setresuid(kNobody, kNobody, kNobody) != 0)) {

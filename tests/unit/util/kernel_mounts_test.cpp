@@ -4,11 +4,9 @@
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <functional>
-
+#include "support/child_process.h"
 #include "support/fixtures.h"
 #include "util/sysroot.h"
 
@@ -72,14 +70,6 @@ TEST(KernelMounts, TheLiveTableKnowsThisHostsSysfsAndProcfs) {
   EXPECT_EQ(directory.error().code, EINVAL);
 }
 
-int in_child(const std::function<int()>& body) {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(body());
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
-  return WEXITSTATUS(status);
-}
-
 // The live reader spares the kind check only for sysfs and procfs files: a FIFO bound over one
 // (in a mount namespace of the child's own) is refused at once, neither read nor waited on.
 TEST(KernelMounts, AFifoMountedOverAProcfsFileIsRefusedByTheLiveReader) {
@@ -87,7 +77,7 @@ TEST(KernelMounts, AFifoMountedOverAProcfsFileIsRefusedByTheLiveReader) {
   const std::string fifo = dir.path() + "/fifo";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const char* target = "/proc/sys/kernel/hostname";
-  const int status = in_child([&] {
+  const int status = testing::exit_status_in_child([&] {
     if (::unshare(CLONE_NEWNS) != 0) return 77;
     if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return 77;
     if (::mount(fifo.c_str(), target, nullptr, MS_BIND, nullptr) != 0) return 77;
