@@ -88,6 +88,11 @@ std::string fitted(std::string_view name, size_t buffer) {
 PciIdDatabase::PciIdDatabase(std::shared_ptr<const void> storage, std::string_view text)
     : storage_(std::move(storage)), text_(text) {
   for (size_t offset = 0; offset < text_.size();) {
+    if (text_[offset] == '\t') {  // nine lines in ten are nested ones: only their end is sought
+      const size_t end = text_.find('\n', offset);
+      offset = end == std::string_view::npos ? text_.size() : end + 1;
+      continue;
+    }
     const Line line = line_at(text_, offset);
     offset = line.next;
     if (ignored(line.text) || line.text.front() == '\t') continue;

@@ -119,13 +119,21 @@ Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> 
       resolved = parent_of(resolved);
       continue;
     }
-    const std::string candidate = join(resolved, name);
-    const auto kind = backend_->kind(candidate);
-    if (!kind) return make_error(kind.error().code, context);
+    std::string candidate = join(resolved, name);
     const bool is_final = pending.empty();
+    // A directory already walked to is not looked up again: symbolic links into /sys/devices
+    // share their first components, and each of those was one lstat per link followed.
+    if (!is_final || walk_to != Walk::kLastUnfollowed) {
+      if (const auto hit = resolved_dirs_.find(candidate); hit != resolved_dirs_.end()) {
+        resolved = hit->second;
+        continue;
+      }
+    }
+    const auto kind = cached_kind(candidate);
+    if (!kind) return make_error(kind.error().code, context);
     if (*kind == EntryKind::kSymlink && (!is_final || follow_last)) {
       if (++hops > kMaxSymlinkHops) return make_error(ELOOP, context);
-      const auto target = backend_->link_target(candidate);
+      const auto target = cached_link_target(candidate);
       if (!target) return make_error(target.error().code, context);
       if (log_ != nullptr) log_->symlink(candidate, *target);
       if (!target->empty() && target->front() == '/') resolved = "/";
@@ -138,9 +146,29 @@ Result<std::string> SysRoot::walk(std::string resolved, std::deque<std::string> 
     if ((!is_final || walk_to == Walk::kDirectory) && *kind != EntryKind::kDirectory) {
       return make_error(ENOTDIR, context);
     }
-    resolved = candidate;
+    if (*kind == EntryKind::kDirectory) resolved_dirs_.emplace(candidate, candidate);
+    resolved = std::move(candidate);
   }
   return resolved;
+}
+
+// A directory or symbolic link seen once is taken as seen: the collectors ask about
+// /sys/block/<disk> four ways (its kind, its target, the files in it, the device it leads to).
+Result<EntryKind> SysRoot::cached_kind(const std::string& resolved) const {
+  if (link_targets_.contains(resolved)) return EntryKind::kSymlink;
+  if (const auto hit = resolved_dirs_.find(resolved); hit != resolved_dirs_.end()) {
+    if (hit->second == resolved) return EntryKind::kDirectory;
+  }
+  return backend_->kind(resolved);
+}
+
+Result<std::string> SysRoot::cached_link_target(const std::string& resolved) const {
+  if (const auto hit = link_targets_.find(resolved); hit != link_targets_.end()) {
+    return hit->second;
+  }
+  auto target = backend_->link_target(resolved);
+  if (target) link_targets_.emplace(resolved, *target);
+  return target;
 }
 
 // Each directory is walked one step from its parent's resolution, itself cached: the files of
@@ -180,7 +208,7 @@ Result<std::string> SysRoot::host_path(std::string_view path) const {
 Result<EntryKind> SysRoot::kind(std::string_view path) const {
   auto resolved = resolve_impl(path, /*follow_last=*/false);
   if (!resolved) return resolved.error();
-  auto kind = backend_->kind(*resolved);
+  auto kind = cached_kind(*resolved);
   if (!kind) return make_error(kind.error().code, *resolved);
   if (*kind == EntryKind::kSymlink && log_ != nullptr) record_symlink(*resolved);
   return kind;
@@ -191,7 +219,7 @@ Result<std::string> SysRoot::link_target(std::string_view path) const {
   if (const int* code = replayed_failure(path)) return make_error(*code, requested);
   auto resolved = resolve_impl(path, /*follow_last=*/false);
   if (!resolved) return resolved.error();
-  auto target = backend_->link_target(*resolved);
+  auto target = cached_link_target(*resolved);
   if (!target) return fail(requested, target.error().code);
   if (log_ != nullptr) log_->symlink(*resolved, *target);
   return target;
@@ -306,7 +334,7 @@ Result<std::vector<DirEntry>> SysRoot::list_entries(std::string_view path) const
 }
 
 void SysRoot::record_symlink(const std::string& resolved) const {
-  if (auto target = backend_->link_target(resolved)) log_->symlink(resolved, *target);
+  if (auto target = cached_link_target(resolved)) log_->symlink(resolved, *target);
 }
 
 void SysRoot::record_listing(const std::string& resolved,

@@ -89,6 +89,7 @@ class SysRoot {
     log_ = log;
     // Forget what was resolved or read unrecorded, so the log sees all of it.
     resolved_dirs_.clear();
+    link_targets_.clear();
     kmsg_.reset();
     shared_reads_.clear();
   }
@@ -97,6 +98,8 @@ class SysRoot {
   // The directory path (normalized) is in, its symbolic links followed: walked once per directory.
   Result<std::string> resolve_directory(const std::string& path) const;
   Result<std::string> resolve_impl(std::string_view path, bool follow_last) const;
+  Result<EntryKind> cached_kind(const std::string& resolved) const;
+  Result<std::string> cached_link_target(const std::string& resolved) const;
   // Where a walk ends: at the last name as it is, at what it points to, or at a directory
   // (ENOTDIR otherwise, as the kernel says of "file/..").
   enum class Walk { kLastUnfollowed, kLastFollowed, kDirectory };
@@ -122,6 +125,7 @@ class SysRoot {
   Result<std::string> read_live_kmsg() const;
 
   mutable std::map<std::string, std::string, std::less<>> resolved_dirs_;
+  mutable std::map<std::string, std::string, std::less<>> link_targets_;  // by resolved path
   mutable std::optional<Result<std::string>> kmsg_;
   mutable std::map<std::pair<std::string, size_t>, Result<std::string>> shared_reads_;
 };

@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <map>
+
 #include "support/fixtures.h"
 #include "util/access_log.h"
+#include "util/directory_backend.h"
 
 namespace kdrift {
 namespace {
@@ -83,6 +87,69 @@ TEST(SysRoot, AFileIsNoDirectoryToWalkThroughOrOutOf) {
   EXPECT_EQ(root.list("/sys/block/vda/size/..").error().code, ENOTDIR);
   EXPECT_EQ(*root.read("/sys/block/vda/../vda/ro"), "0\n");
   EXPECT_EQ(*root.resolve("/sys/block/../block/vda"), "/sys/block/vda");
+}
+
+// Counts the lookups a reader asks its backend for.
+class CountingBackend final : public SysRootBackend {
+ public:
+  explicit CountingBackend(const std::string& root) : inner_(root) {}
+  Result<EntryKind> kind(const std::string& path) const override {
+    ++kinds[path];
+    return inner_.kind(path);
+  }
+  Result<std::string> link_target(const std::string& path) const override {
+    ++targets[path];
+    return inner_.link_target(path);
+  }
+  Result<std::string> read(const std::string& path, size_t max_bytes,
+                           bool head_only) const override {
+    return inner_.read(path, max_bytes, head_only);
+  }
+  Result<std::vector<DirEntry>> list(const std::string& path) const override {
+    return inner_.list(path);
+  }
+  Result<std::string> host_path(const std::string& path) const override {
+    return inner_.host_path(path);
+  }
+  mutable std::map<std::string, int> kinds;
+  mutable std::map<std::string, int> targets;
+
+ private:
+  DirectoryBackend inner_;
+};
+
+// Links into /sys/devices share their first components, and the collectors ask about each disk
+// several ways: every directory and link is looked up once per reader, and what the reader saw
+// first is what it keeps answering (a link re-pointed later is not half seen).
+TEST(SysRoot, EachDirectoryAndLinkIsLookedUpOnce) {
+  TempDir tree;
+  for (const auto* disk : {"loop0", "loop1"}) {
+    tree.write(std::string("sys/devices/virtual/block/") + disk + "/size", "0\n");
+    tree.symlink(std::string("sys/block/") + disk, std::string("../devices/virtual/block/") + disk);
+  }
+  auto backend = std::make_shared<CountingBackend>(tree.path());
+  SysRoot root("tree", backend);
+  for (const auto* disk : {"loop0", "loop1"}) {
+    const std::string link = std::string("/sys/block/") + disk;
+    const std::string device = std::string("/sys/devices/virtual/block/") + disk;
+    EXPECT_EQ(*root.resolve(link), device);
+    EXPECT_EQ(*root.kind(link), EntryKind::kSymlink);
+    EXPECT_EQ(*root.link_target(link), std::string("../devices/virtual/block/") + disk);
+    EXPECT_EQ(*root.read(link + "/size"), "0\n");
+    EXPECT_EQ(*root.read(device + "/size"), "0\n");
+    EXPECT_EQ(*root.kind(device), EntryKind::kDirectory);
+  }
+  for (const auto& [path, count] : backend->kinds)
+    EXPECT_EQ(count, 1) << path;
+  for (const auto& [path, count] : backend->targets)
+    EXPECT_EQ(count, 1) << path;
+  EXPECT_EQ(backend->targets.size(), 2U);
+
+  std::filesystem::remove(tree.path() + "/sys/block/loop0");
+  tree.symlink("sys/block/loop0", "../devices/virtual/block/loop1");
+  EXPECT_EQ(*root.resolve("/sys/block/loop0"), "/sys/devices/virtual/block/loop0");
+  EXPECT_EQ(*root.link_target("/sys/block/loop0"), "../devices/virtual/block/loop0");
+  EXPECT_EQ(*SysRoot(tree.path()).resolve("/sys/block/loop0"), "/sys/devices/virtual/block/loop1");
 }
 
 TEST(SysRoot, DirectoryIsNotAFile) {
