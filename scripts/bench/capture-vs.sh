@@ -20,7 +20,6 @@ ensure_packages strace
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 range() { sort -n | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.1f-%.1f", lo / 1000, hi / 1000}'; }
 
@@ -29,9 +28,10 @@ for _ in $(seq "$runs"); do
   for side in this other; do
     binary=$kdrift
     [ "$side" = this ] || binary=$other
-    start=$(now_ns)
+    start=${EPOCHREALTIME/./}
     "$binary" capture -o "$work/$side.json"
-    echo $(( ($(now_ns) - start) / 1000 )) >> "$work/$side.us"
+    end=${EPOCHREALTIME/./}
+    echo $(( end - start )) >> "$work/$side.us"
   done
 done
 

@@ -16,27 +16,28 @@ kdrift=$KDRIFT_BUILD_DIR/kdrift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 "$kdrift" capture -o "$work/warm.json"  # first run pays for page cache and binary loading
 for _ in $(seq "$runs"); do
-  start=$(now_ns)
+  start=${EPOCHREALTIME/./}
   "$kdrift" capture -o "$work/snapshot.json"
-  echo $(( ($(now_ns) - start) / 1000 ))
+  end=${EPOCHREALTIME/./}
+  echo $(( end - start ))
 done > "$work/kdrift.us"
 for i in $(seq "$sos_runs"); do
   mkdir -p "$work/sos$i"
-  start=$(now_ns)
+  start=${EPOCHREALTIME/./}
   sos report --batch --quiet -o block,nvme,kernel,pci,processor --tmp-dir "$work/sos$i" \
     >/dev/null 2>&1
-  echo $(( ($(now_ns) - start) / 1000 ))
+  end=${EPOCHREALTIME/./}
+  echo $(( end - start ))
 done > "$work/sos.us"
 
 kdrift_us=$(median < "$work/kdrift.us")
 sos_us=$(median < "$work/sos.us")
 snapshot_bytes=$(stat -c %s "$work/snapshot.json")
-sos_bytes=$(find "$work"/sos1 -name 'sosreport-*.tar*' -printf '%s\n' | head -1)
+sos_bytes=$(find "$work"/sos1 -name 'sosreport-*.tar*' ! -name '*.md5' -printf '%s\n' | head -1)
 awk -v k="$kdrift_us" -v s="$sos_us" -v kb="$snapshot_bytes" -v sb="${sos_bytes:-0}" \
   -v n="$runs" -v m="$sos_runs" 'BEGIN {
     printf "kdrift capture  median of %2d: %8.1f ms   snapshot %7.1f KiB\n", n, k / 1000, kb / 1024

@@ -15,13 +15,13 @@ kdrift=$KDRIFT_BUILD_DIR/kdrift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 time_us() {  # BINARY ROOT: one capture's wall time in microseconds
-  local start
-  start=$(now_ns)
+  local start end
+  start=${EPOCHREALTIME/./}
   "$1" capture --root "$2" >/dev/null
-  echo $(( ($(now_ns) - start) / 1000 ))
+  end=${EPOCHREALTIME/./}
+  echo $(( end - start ))
 }
 
 printf '%-50s %10s %10s' "fixture (median of $runs, ms)" archive directory

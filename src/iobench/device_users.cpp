@@ -101,26 +101,6 @@ FileIdentity FileIdentity::of(const struct stat& st) {
   return identity;
 }
 
-std::optional<dev_t> parse_device_number(std::string_view text) {
-  const auto parts = split(trim(text), ':');
-  const auto major = parts.size() == 2 ? parse_uint(parts[0]) : std::nullopt;
-  const auto minor = parts.size() == 2 ? parse_uint(parts[1]) : std::nullopt;
-  if (!major || !minor) return std::nullopt;
-  return makedev(static_cast<unsigned>(*major), static_cast<unsigned>(*minor));
-}
-
-std::vector<MountEntry> parse_mountinfo(std::string_view text) {
-  std::vector<MountEntry> mounts;
-  for (const auto& line : split_lines(text)) {
-    const auto fields = split_whitespace(line);
-    if (fields.size() < 5) continue;
-    if (auto device = parse_device_number(fields[2])) {
-      mounts.push_back({*device, unescape_octal(fields[4])});
-    }
-  }
-  return mounts;
-}
-
 std::vector<std::string> parse_swaps(std::string_view text) {
   std::vector<std::string> paths;
   for (const auto& line : split_lines(text)) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/mountinfo.h"
 #include "util/sysroot.h"
 
 namespace kdrift {
@@ -29,11 +30,6 @@ struct FileIdentity {
 // What is checked: the open file, or a block device with its partitions, each named.
 struct TargetIdentity {
   std::vector<std::pair<FileIdentity, std::string>> members;
-};
-
-struct MountEntry {
-  dev_t device = 0;  // mountinfo's major:minor
-  std::string mount_point;
 };
 
 struct SwapEntry {
@@ -57,10 +53,6 @@ struct DeviceUsers {
   std::vector<std::string> unknown;
 };
 
-// "MAJOR:MINOR" as sysfs and mountinfo write device numbers.
-std::optional<dev_t> parse_device_number(std::string_view text);
-// /proc/self/mountinfo: every mount's device number and mount point (octal escapes undone).
-std::vector<MountEntry> parse_mountinfo(std::string_view text);
 // /proc/swaps: the file name of every active swap area (octal escapes undone).
 std::vector<std::string> parse_swaps(std::string_view text);
 

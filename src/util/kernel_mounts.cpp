@@ -1,7 +1,7 @@
 #include "util/kernel_mounts.h"
 
 #include "util/input_file.h"
-#include "util/text.h"
+#include "util/mountinfo.h"
 
 namespace kdrift {
 namespace {
@@ -23,19 +23,11 @@ KernelMounts KernelMounts::read_live() {
   return parse(*text);
 }
 
-// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue":
-// the mount point is the fifth field, the filesystem type the first after " - ".
 KernelMounts KernelMounts::parse(std::string_view mountinfo) {
   KernelMounts mounts;
-  for (const auto& line : split_lines(mountinfo)) {
-    const auto fields = split_whitespace(line);
-    if (fields.size() < 5) continue;
-    size_t separator = 5;
-    while (separator < fields.size() && fields[separator] != "-")
-      ++separator;
-    if (separator + 1 >= fields.size()) continue;
-    const PseudoFs type = pseudo_fs_named(fields[separator + 1]);
-    const auto [place, inserted] = mounts.mount_points_.emplace(unescape_octal(fields[4]), type);
+  for (auto& mount : parse_mountinfo(mountinfo)) {
+    const PseudoFs type = pseudo_fs_named(mount.filesystem);
+    const auto [place, inserted] = mounts.mount_points_.emplace(std::move(mount.mount_point), type);
     if (!inserted && place->second != type) place->second = PseudoFs::kOther;
   }
   return mounts;

@@ -15,21 +15,6 @@ FileIdentity file(unsigned major, unsigned minor, ino_t inode) {
   return identity;
 }
 
-TEST(DeviceUsers, MountinfoGivesNumbersAndUnescapedMountPoints) {
-  const auto mounts = parse_mountinfo(
-      "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
-      "97 22 7:3 / /mnt/my\\040disk\\134x rw - ext4 /dev/loop3 rw\n"
-      "98 22 259:12 /sub /srv/a\\011b rw - xfs /dev/nvme0n1p2 rw\n"
-      "torn line\n"
-      "99 22 x:y / /bad rw - ext4 /dev/none rw\n");
-  ASSERT_EQ(mounts.size(), 3u);
-  EXPECT_EQ(mounts[0].device, makedev(254, 1));
-  EXPECT_EQ(mounts[1].device, makedev(7, 3));
-  EXPECT_EQ(mounts[1].mount_point, "/mnt/my disk\\x");
-  EXPECT_EQ(mounts[2].device, makedev(259, 12));
-  EXPECT_EQ(mounts[2].mount_point, "/srv/a\tb");
-}
-
 TEST(DeviceUsers, SwapsGivesUnescapedPathsWithoutTheHeader) {
   const auto paths = parse_swaps(
       "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
@@ -38,12 +23,6 @@ TEST(DeviceUsers, SwapsGivesUnescapedPathsWithoutTheHeader) {
   ASSERT_EQ(paths.size(), 2u);
   EXPECT_EQ(paths[0], "/dev/zram0");
   EXPECT_EQ(paths[1], "/var/swap file");
-}
-
-TEST(DeviceUsers, DeviceNumbers) {
-  EXPECT_EQ(parse_device_number("259:3\n"), makedev(259, 3));
-  EXPECT_FALSE(parse_device_number("259"));
-  EXPECT_FALSE(parse_device_number("a:b"));
 }
 
 TEST(DeviceUsers, FileIsMatchedByDeviceAndInode) {
@@ -60,7 +39,7 @@ TEST(DeviceUsers, FileIsMatchedByDeviceAndInode) {
 
 TEST(DeviceUsers, FileBackingALoopDeviceNamesItAndItsMount) {
   DeviceUsers users;
-  users.mounts.push_back({makedev(7, 3), "/mnt/victim"});
+  users.mounts.push_back({makedev(7, 3), "/mnt/victim", "ext4"});
   users.loops.push_back({"loop3", makedev(7, 3), file(254, 1, 4242)});
   users.loops.push_back({"loop5", makedev(7, 5), file(254, 1, 4242)});
   users.loops.push_back({"loop6", makedev(7, 6), file(254, 1, 7)});

@@ -28,7 +28,8 @@ constexpr std::string_view kMountinfo =
     "30 29 0:33 / /srv/sys rw,relatime - tmpfs tmpfs rw\n"
     "31 22 0:22 / /mnt/a\\040b rw,relatime - proc proc rw\n"
     "garbage line\n"
-    "32 22 0:50 / /broken rw,relatime no separator here\n";
+    "32 22 0:50 / /broken rw,relatime no separator here\n"
+    "33 23 0:51 / /sys/fs/torn rw,relatime no separator either\n";
 
 TEST(KernelMounts, SysfsAndProcfsFilesAreKnownByTheLongestMountPointAboveThem) {
   const auto mounts = KernelMounts::parse(kMountinfo);
@@ -50,7 +51,8 @@ TEST(KernelMounts, StackedMountsOrAnythingUnreadableCountAsAnotherFilesystem) {
   const auto mounts = KernelMounts::parse(kMountinfo);
   EXPECT_EQ(mounts.filesystem_of("/srv/sys/block/vda/size"), PseudoFs::kOther);
   EXPECT_EQ(mounts.filesystem_of("/broken/x"), PseudoFs::kOther);
-  EXPECT_EQ(mounts.filesystem_of("sys/block"), PseudoFs::kOther);  // not absolute
+  EXPECT_EQ(mounts.filesystem_of("/sys/fs/torn/x"), PseudoFs::kOther);  // a mount of no known type
+  EXPECT_EQ(mounts.filesystem_of("sys/block"), PseudoFs::kOther);       // not absolute
   EXPECT_EQ(mounts.filesystem_of(""), PseudoFs::kOther);
   const auto none = KernelMounts::parse("");
   EXPECT_EQ(none.filesystem_of("/sys/block/vda/size"), PseudoFs::kOther);
