@@ -317,6 +317,16 @@ Result<std::vector<DirEntry>> SysRoot::list_entries(std::string_view path) const
   auto listed = backend_->list(*resolved);
   if (!listed) return fail(requested, listed.error().code);
   std::vector<DirEntry> entries = std::move(*listed);
+  // A listing says what each entry is, as a lookup of it would: the directories in it need no
+  // lookup later (/proc's processes, each then read by one file, were one lstat each).
+  for (const auto& entry : entries) {
+    if (entry.kind != EntryKind::kDirectory || entry.name.empty() || entry.name == "." ||
+        entry.name == ".." || entry.name.find('/') != std::string::npos) {
+      continue;  // an archive's listing can name anything; only a plain name is one step down
+    }
+    std::string directory = join(*resolved, entry.name);
+    resolved_dirs_.emplace(directory, directory);
+  }
   if (!live() && *resolved == "/") {
     std::erase_if(entries, [](const DirEntry& entry) { return entry.name == kDumpManifest; });
   }

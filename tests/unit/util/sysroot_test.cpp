@@ -152,6 +152,23 @@ TEST(SysRoot, EachDirectoryAndLinkIsLookedUpOnce) {
   EXPECT_EQ(*SysRoot(tree.path()).resolve("/sys/block/loop0"), "/sys/devices/virtual/block/loop1");
 }
 
+// /proc is listed and then one file of each process read: the listing already said each
+// process is a directory.
+TEST(SysRoot, AListingSparesTheLookupOfTheDirectoriesInIt) {
+  TempDir tree;
+  tree.write("proc/12/comm", "irqbalance\n");
+  tree.write("proc/345/comm", "tuned\n");
+  tree.write("proc/uptime", "1.0 2.0\n");
+  auto backend = std::make_shared<CountingBackend>(tree.path());
+  SysRoot root("tree", backend);
+  ASSERT_EQ(*root.list("/proc"), (std::vector<std::string>{"12", "345", "uptime"}));
+  EXPECT_EQ(*root.read_value("/proc/12/comm"), "irqbalance");
+  EXPECT_EQ(*root.read_value("/proc/345/comm"), "tuned");
+  EXPECT_EQ(backend->kinds.count("/proc/12"), 0U);
+  EXPECT_EQ(backend->kinds.count("/proc/345"), 0U);
+  EXPECT_EQ(root.read("/proc/uptime/x").error().code, ENOTDIR);  // a file listed is no directory
+}
+
 TEST(SysRoot, DirectoryIsNotAFile) {
   TempDir tree;
   tree.mkdir("sys/class/iommu");
