@@ -157,6 +157,9 @@ Json collect_cgroup(const SysRoot& root) {
   return cgroup;
 }
 
+// A process's name is 15 bytes at most, a kernel worker's up to 63; only two names matter here.
+constexpr size_t kCommBytes = 64;
+
 // irqbalance moves interrupts away from the cpus the NVMe queues were spread over; tuned switches
 // governors and idle states. One pass over /proc finds both.
 Json collect_services(const SysRoot& root) {
@@ -171,11 +174,13 @@ Json collect_services(const SysRoot& root) {
     size_t named = 0;
     for (const int pid : numbered_entries(*names, "")) {
       // A process may exit between the listing and the read: that one simply is not running.
-      const auto comm = root.read_value("/proc/" + std::to_string(pid) + "/comm");
+      const auto comm =
+          root.read_first_record("/proc/" + std::to_string(pid) + "/comm", kCommBytes);
       if (!comm) continue;
       ++named;
-      irqbalance_running = irqbalance_running || *comm == "irqbalance";
-      tuned_running = tuned_running || *comm == "tuned";
+      const std::string_view name = trim(*comm);
+      irqbalance_running = irqbalance_running || name == "irqbalance";
+      tuned_running = tuned_running || name == "tuned";
     }
     if (named > 0) {
       irqbalance["running"] = irqbalance_running;

@@ -53,7 +53,7 @@ Result<std::string> read_output(const SysRootBackend& backend, const std::string
     const auto wanted = i + 1 == prefixes.size() ? EntryKind::kFile : EntryKind::kDirectory;
     if (*kind != wanted) return make_error(EINVAL, path + " is not a regular file in a directory");
   }
-  auto text = backend.read(path, max_bytes, /*head_only=*/true);
+  auto text = backend.read(path, max_bytes, ReadExtent::kHead);
   if (text && text->size() == max_bytes) text->erase(text->rfind('\n') + 1);
   return text;
 }
@@ -70,7 +70,7 @@ class SosReportBackend final : public SysRootBackend {
   Result<EntryKind> kind(const std::string& path) const override;
   Result<std::string> link_target(const std::string& path) const override;
   Result<std::string> read(const std::string& path, size_t max_bytes,
-                           bool head_only) const override;
+                           ReadExtent extent) const override;
   Result<std::vector<DirEntry>> list(const std::string& path) const override;
   Result<std::string> host_path(const std::string& path) const override;
 
@@ -138,12 +138,12 @@ Result<std::string> SosReportBackend::link_target(const std::string& path) const
 }
 
 Result<std::string> SosReportBackend::read(const std::string& path, size_t max_bytes,
-                                           bool head_only) const {
+                                           ReadExtent extent) const {
   if (directories_.count(path) != 0) return make_error(EINVAL, path);
   const auto file = files_.find(path);
-  if (file == files_.end()) return base_->read(path, max_bytes, head_only);
+  if (file == files_.end()) return base_->read(path, max_bytes, extent);
   if (file->second.size() <= max_bytes) return file->second;
-  if (head_only) return file->second.substr(0, max_bytes);
+  if (extent != ReadExtent::kWhole) return file->second.substr(0, max_bytes);
   return make_error(EFBIG, path);
 }
 

@@ -45,7 +45,7 @@ Result<std::string> ArchiveBackend::link_target(const std::string& path) const {
 
 // As DirectoryBackend answers: a symlink is not followed (ELOOP), anything but a file is EINVAL.
 Result<std::string> ArchiveBackend::read(const std::string& path, size_t max_bytes,
-                                         bool head_only) const {
+                                         ReadExtent extent) const {
   auto node = find(path);
   if (!node) return node.error();
   if ((*node)->type == Type::kSymlink) return make_error(ELOOP, path);
@@ -55,7 +55,7 @@ Result<std::string> ArchiveBackend::read(const std::string& path, size_t max_byt
   }
   const std::string& content = (*node)->data;
   if (content.size() <= max_bytes) return content;
-  if (head_only) return content.substr(0, max_bytes);
+  if (extent != ReadExtent::kWhole) return content.substr(0, max_bytes);
   return make_error(EFBIG, path);
 }
 

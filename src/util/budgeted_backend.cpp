@@ -42,9 +42,9 @@ Result<std::string> BudgetedBackend::link_target(const std::string& path) const 
 }
 
 Result<std::string> BudgetedBackend::read(const std::string& path, size_t max_bytes,
-                                          bool head_only) const {
+                                          ReadExtent extent) const {
   if (auto spent = spend(path); !spent) return spent.error();
-  auto content = inner_->read(path, max_bytes, head_only);
+  auto content = inner_->read(path, max_bytes, extent);
   if (content) bytes_ += content->size();
   return content;
 }

@@ -56,10 +56,12 @@ bool owner_may_read(const struct stat& file, const TreeOwner& owner) {
 // A file sysfs or procfs makes, opened without following a symbolic link, is a regular file or
 // a directory, and a directory's read says so.
 Result<std::string> read_kernel_file(int fd, const std::string& path, size_t max_bytes,
-                                     bool head_only, PseudoFs filesystem) {
+                                     ReadExtent extent, PseudoFs filesystem) {
   auto content = read_descriptor(
-      fd, max_bytes, head_only ? AtLimit::kStop : AtLimit::kRefuse,
-      filesystem == PseudoFs::kSysfs ? FileEnd::kAtShortFirstPage : FileEnd::kAtEmptyRead);
+      fd, max_bytes, extent == ReadExtent::kWhole ? AtLimit::kRefuse : AtLimit::kStop,
+      filesystem == PseudoFs::kSysfs || extent == ReadExtent::kFirstRecord
+          ? FileEnd::kAtShortFirstPage
+          : FileEnd::kAtEmptyRead);
   if (!content && content.error().code == EISDIR) {
     return make_error(EINVAL, path + " is not a regular file");
   }
@@ -67,8 +69,8 @@ Result<std::string> read_kernel_file(int fd, const std::string& path, size_t max
   return content;
 }
 
-Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes, bool head_only,
-                                 const std::optional<TreeOwner>& owner) {
+Result<std::string> read_regular(int fd, const std::string& path, size_t max_bytes,
+                                 ReadExtent extent, const std::optional<TreeOwner>& owner) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return make_error(errno, path);
   if (!S_ISREG(st.st_mode)) return make_error(EINVAL, path + " is not a regular file");
@@ -78,7 +80,8 @@ Result<std::string> read_regular(int fd, const std::string& path, size_t max_byt
                                   ") may not read it (a hard link from outside the tree?); kdrift "
                                   "reads such a file only from a tree root owns");
   }
-  auto content = read_descriptor(fd, max_bytes, head_only ? AtLimit::kStop : AtLimit::kRefuse);
+  auto content = read_descriptor(fd, max_bytes,
+                                 extent == ReadExtent::kWhole ? AtLimit::kRefuse : AtLimit::kStop);
   if (!content) return make_error(content.error().code, path);
   return content;
 }
@@ -185,17 +188,17 @@ Result<std::string> DirectoryBackend::link_target(const std::string& path) const
 }
 
 Result<std::string> DirectoryBackend::read(const std::string& path, size_t max_bytes,
-                                           bool head_only) const {
+                                           ReadExtent extent) const {
   // O_NONBLOCK: a FIFO put where a file was expected must not hang the open.
   auto fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   if (!fd) return fd.error();
   if (lookup_ == Lookup::kHost) {
     const PseudoFs filesystem = kernel_mounts().filesystem_of(path);
     if (filesystem != PseudoFs::kOther) {
-      return read_kernel_file(fd->get(), path, max_bytes, head_only, filesystem);
+      return read_kernel_file(fd->get(), path, max_bytes, extent, filesystem);
     }
   }
-  return read_regular(fd->get(), path, max_bytes, head_only, owner_);
+  return read_regular(fd->get(), path, max_bytes, extent, owner_);
 }
 
 Result<std::vector<DirEntry>> DirectoryBackend::list(const std::string& path) const {

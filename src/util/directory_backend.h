@@ -48,7 +48,7 @@ class DirectoryBackend final : public SysRootBackend {
   Result<EntryKind> kind(const std::string& path) const override;
   Result<std::string> link_target(const std::string& path) const override;
   Result<std::string> read(const std::string& path, size_t max_bytes,
-                           bool head_only) const override;
+                           ReadExtent extent) const override;
   Result<std::vector<DirEntry>> list(const std::string& path) const override;
   Result<std::string> host_path(const std::string& path) const override;
 

@@ -27,8 +27,8 @@ Result<std::string> SubtreeBackend::link_target(const std::string& path) const {
 }
 
 Result<std::string> SubtreeBackend::read(const std::string& path, size_t max_bytes,
-                                         bool head_only) const {
-  auto content = inner_->read(inside(path), max_bytes, head_only);
+                                         ReadExtent extent) const {
+  auto content = inner_->read(inside(path), max_bytes, extent);
   if (!content) return outside(content.error(), path);
   return content;
 }

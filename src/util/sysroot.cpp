@@ -75,7 +75,8 @@ Status SysRoot::within_budget() const {
 }
 
 void SysRoot::load_manifest() {
-  const auto text = backend_->read("/" + std::string(kDumpManifest), kDefaultMaxBytes, false);
+  const auto text =
+      backend_->read("/" + std::string(kDumpManifest), kDefaultMaxBytes, ReadExtent::kWhole);
   if (!text) return;
   // The manifest is as untrusted as the rest of the dump: its shape is two levels deep.
   const auto parsed = parse_bounded_json(*text, std::string(kDumpManifest), kManifestLimits);
@@ -226,15 +227,19 @@ Result<std::string> SysRoot::link_target(std::string_view path) const {
 }
 
 Result<std::string> SysRoot::read(std::string_view path, size_t max_bytes) const {
-  return read_impl(path, max_bytes, /*head_only=*/false);
+  return read_impl(path, max_bytes, ReadExtent::kWhole);
 }
 
 Result<std::string> SysRoot::read_head(std::string_view path, size_t max_bytes) const {
-  return read_impl(path, max_bytes, /*head_only=*/true);
+  return read_impl(path, max_bytes, ReadExtent::kHead);
+}
+
+Result<std::string> SysRoot::read_first_record(std::string_view path, size_t max_bytes) const {
+  return read_impl(path, max_bytes, ReadExtent::kFirstRecord);
 }
 
 Result<std::string> SysRoot::read_impl(std::string_view path, size_t max_bytes,
-                                       bool head_only) const {
+                                       ReadExtent extent) const {
   const std::string requested(path);
   if (const int* code = replayed_failure(path)) return make_error(*code, requested);
   const std::string normalized = normalize(path);
@@ -247,7 +252,7 @@ Result<std::string> SysRoot::read_impl(std::string_view path, size_t max_bytes,
     auto directory = resolve_directory(normalized);
     if (directory) {
       const std::string candidate = join(*directory, name);
-      auto content = backend_->read(candidate, max_bytes, head_only);
+      auto content = backend_->read(candidate, max_bytes, extent);
       if (content || content.error().code != ELOOP) {
         if (!content && content.error().code == ENOENT) {
           return missing(requested, normalized, make_error(ENOENT, normalized));
@@ -261,7 +266,7 @@ Result<std::string> SysRoot::read_impl(std::string_view path, size_t max_bytes,
     if (resolved.error().code != ENOENT) return fail(requested, resolved.error().code);
     return missing(requested, normalized, resolved.error());
   }
-  return finish_read(requested, *resolved, backend_->read(*resolved, max_bytes, head_only));
+  return finish_read(requested, *resolved, backend_->read(*resolved, max_bytes, extent));
 }
 
 // A file that is not there: in a dump made by kdrift, one it listed but did not read is said so.

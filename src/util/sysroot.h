@@ -52,6 +52,9 @@ class SysRoot {
   // At most the first max_bytes of a regular file, reading no further: for files where every
   // byte costs (PCI config space is fetched from the device register by register).
   Result<std::string> read_head(std::string_view path, size_t max_bytes) const;
+  // read_head() of a file the kernel writes as one record (/proc/<pid>/comm): on the live host
+  // its first read is all of it, and no second read asks for the end.
+  Result<std::string> read_first_record(std::string_view path, size_t max_bytes) const;
   // read() with surrounding whitespace removed: the shape of one sysfs/procfs value.
   Result<std::string> read_value(std::string_view path) const;
   // Entry names of a directory, sorted, without "." and "..".
@@ -105,7 +108,7 @@ class SysRoot {
   enum class Walk { kLastUnfollowed, kLastFollowed, kDirectory };
   Result<std::string> walk(std::string resolved, std::deque<std::string> pending, Walk walk_to,
                            const std::string& context) const;
-  Result<std::string> read_impl(std::string_view path, size_t max_bytes, bool head_only) const;
+  Result<std::string> read_impl(std::string_view path, size_t max_bytes, ReadExtent extent) const;
   Result<std::string> finish_read(const std::string& requested, const std::string& resolved,
                                   Result<std::string> content) const;
   Error missing(const std::string& requested, const std::string& normalized, Error error) const;

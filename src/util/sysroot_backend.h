@@ -13,6 +13,16 @@ namespace kdrift {
 
 enum class EntryKind { kFile, kDirectory, kSymlink, kOther };
 
+// How much of a file a read takes.
+enum class ReadExtent {
+  kWhole,  // all of it: more than max_bytes is EFBIG
+  kHead,   // at most the first max_bytes, reading no further
+  // kHead, and a file the kernel makes ends with its first read when that is short: for files
+  // the kernel writes as one record (/proc/<pid>/comm, a single_open seq_file), which a first
+  // read hands out whole. procfs's other files hand out a page of records at a time.
+  kFirstRecord,
+};
+
 struct DirEntry {
   std::string name;
   EntryKind kind;
@@ -29,9 +39,9 @@ class SysRootBackend {
   virtual Result<EntryKind> kind(const std::string& path) const = 0;
   virtual Result<std::string> link_target(const std::string& path) const = 0;
   // A regular file's content (anything else is EINVAL): at most max_bytes, and EFBIG when it
-  // holds more unless head_only, which stops reading there.
+  // holds more and extent is kWhole.
   virtual Result<std::string> read(const std::string& path, size_t max_bytes,
-                                   bool head_only) const = 0;
+                                   ReadExtent extent) const = 0;
   // A directory's entries without "." and "..", in no particular order.
   virtual Result<std::vector<DirEntry>> list(const std::string& path) const = 0;
   // The path on this machine's filesystem, for a library that opens files itself; an error

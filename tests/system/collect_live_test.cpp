@@ -35,7 +35,7 @@ TEST(LiveCollectors, SysRootReadsProc) {
 TEST(LiveCollectors, TheHostBackendReadsPathsAsTheyAre) {
   auto host = DirectoryBackend::host();
   EXPECT_EQ(host->lookup(), DirectoryBackend::Lookup::kHost);
-  EXPECT_TRUE(host->read("/proc/self/stat", 1 << 20, false).ok());
+  EXPECT_TRUE(host->read("/proc/self/stat", 1 << 20, ReadExtent::kWhole).ok());
   EXPECT_EQ(*host->host_path("/sys/bus/pci"), "/sys/bus/pci");
 }
 

@@ -33,9 +33,9 @@ class WrappedLogBackend final : public SysRootBackend {
     return inner_->link_target(path);
   }
   Result<std::string> read(const std::string& path, size_t max_bytes,
-                           bool head_only) const override {
+                           ReadExtent extent) const override {
     if (path == "/dev/kmsg") return std::string();
-    return inner_->read(path, max_bytes, head_only);
+    return inner_->read(path, max_bytes, extent);
   }
   Result<std::vector<DirEntry>> list(const std::string& path) const override {
     return inner_->list(path);

@@ -23,7 +23,7 @@ TEST(BudgetedBackend, PastTheLookupsEveryCallFailsAtOnceAndTheTreeIsRefused) {
   tree.write("proc/cmdline", "quiet\n");
   const auto backend = budgeted(tree, {.operations = 3, .bytes = 1 << 20, .entries = 100});
   for (int i = 0; i < 3; ++i)
-    ASSERT_TRUE(backend->read("/proc/cmdline", 4096, false).ok());
+    ASSERT_TRUE(backend->read("/proc/cmdline", 4096, ReadExtent::kWhole).ok());
   ASSERT_TRUE(backend->within_budget().ok());
   const auto refused = backend->kind("/proc");
   ASSERT_FALSE(refused.ok());
@@ -31,7 +31,7 @@ TEST(BudgetedBackend, PastTheLookupsEveryCallFailsAtOnceAndTheTreeIsRefused) {
   EXPECT_EQ(refused.error().context,
             "/proc: TREE holds more than 3 lookups and reads, far more than a capture of any "
             "host reads");
-  EXPECT_FALSE(backend->read("/proc/cmdline", 4096, false).ok());
+  EXPECT_FALSE(backend->read("/proc/cmdline", 4096, ReadExtent::kWhole).ok());
   const auto verdict = backend->within_budget();
   ASSERT_FALSE(verdict.ok());
   EXPECT_EQ(verdict.error().describe(),
@@ -44,9 +44,9 @@ TEST(BudgetedBackend, BytesReadAndEntriesListedAreCountedToo) {
   tree.write("sys/b", "1\n");
   tree.write("sys/c", "1\n");
   const auto by_bytes = budgeted(tree, {.operations = 100, .bytes = 1000, .entries = 100});
-  ASSERT_TRUE(by_bytes->read("/sys/a", 4096, false).ok());
-  ASSERT_TRUE(by_bytes->read("/sys/a", 4096, false).ok());
-  EXPECT_FALSE(by_bytes->read("/sys/b", 4096, false).ok());
+  ASSERT_TRUE(by_bytes->read("/sys/a", 4096, ReadExtent::kWhole).ok());
+  ASSERT_TRUE(by_bytes->read("/sys/a", 4096, ReadExtent::kWhole).ok());
+  EXPECT_FALSE(by_bytes->read("/sys/b", 4096, ReadExtent::kWhole).ok());
   EXPECT_NE(by_bytes->within_budget().error().describe().find("more than 1000 bytes"),
             std::string::npos);
   const auto by_entries = budgeted(tree, {.operations = 100, .bytes = 1000, .entries = 4});

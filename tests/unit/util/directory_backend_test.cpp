@@ -60,14 +60,14 @@ TEST_P(DirectoryRoot, TheBackendNeverFollowsASymlinkOrDotDot) {
   tree_.symlink("file", secret_path());
   tree_.symlink("dir", outside_.path());
   const auto reader = backend();
-  EXPECT_FALSE(reader->read("/file", 4096, false).ok());
-  EXPECT_FALSE(reader->read("/dir/secret", 4096, false).ok());
+  EXPECT_FALSE(reader->read("/file", 4096, ReadExtent::kWhole).ok());
+  EXPECT_FALSE(reader->read("/dir/secret", 4096, ReadExtent::kWhole).ok());
   EXPECT_FALSE(reader->list("/dir").ok());
   EXPECT_EQ(*reader->kind("/file"), EntryKind::kSymlink);
   EXPECT_EQ(*reader->link_target("/file"), secret_path());
   // ".." never reaches SysRoot's backend, but if it did it would not leave the root.
   const std::string up = "/d/../../../../../../.." + secret_path();
-  auto escaped = reader->read(up, 4096, false);
+  auto escaped = reader->read(up, 4096, ReadExtent::kWhole);
   EXPECT_TRUE(!escaped.ok() || *escaped != kSecret);
 }
 
@@ -76,7 +76,8 @@ TEST_P(DirectoryRoot, MagicLinksInsideTheRootAreNotFollowed) {
   const SysRoot proc("/proc/self", std::make_shared<DirectoryBackend>("/proc/self", GetParam()));
   auto through = proc.read("/root/etc/hostname");
   EXPECT_FALSE(through.ok());
-  auto direct = DirectoryBackend("/proc/self", GetParam()).read("/root/etc/hostname", 4096, false);
+  auto direct = DirectoryBackend("/proc/self", GetParam())
+                    .read("/root/etc/hostname", 4096, ReadExtent::kWhole);
   EXPECT_FALSE(direct.ok());
   EXPECT_TRUE(DirectoryBackend("/proc/self", GetParam()).kind("/root").ok());
 }
@@ -163,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(Lookups, DirectoryRoot,
 
 TEST(DirectoryBackend, AnUnopenableRootFailsEveryLookupWithItsError) {
   DirectoryBackend missing("/nonexistent/kdrift-root");
-  EXPECT_EQ(missing.read("/proc/cmdline", 4096, false).error().code, ENOENT);
+  EXPECT_EQ(missing.read("/proc/cmdline", 4096, ReadExtent::kWhole).error().code, ENOENT);
   EXPECT_EQ(missing.list("/").error().code, ENOENT);
 }
 

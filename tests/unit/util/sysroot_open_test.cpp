@@ -189,7 +189,7 @@ TEST(SubtreeBackend, ErrorsNameThePathAsAskedFor) {
   auto tree = ArchiveTree::read_bytes(*bytes);
   ASSERT_TRUE(tree.ok());
   const SubtreeBackend backend(std::make_shared<ArchiveBackend>(std::move(*tree)), "/arm64-x");
-  auto missing = backend.read("/proc/meminfo", 1024, false);
+  auto missing = backend.read("/proc/meminfo", 1024, ReadExtent::kWhole);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().context, "/proc/meminfo");
   EXPECT_EQ(missing.error().code, ENOENT);

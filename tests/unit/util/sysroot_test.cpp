@@ -102,8 +102,8 @@ class CountingBackend final : public SysRootBackend {
     return inner_.link_target(path);
   }
   Result<std::string> read(const std::string& path, size_t max_bytes,
-                           bool head_only) const override {
-    return inner_.read(path, max_bytes, head_only);
+                           ReadExtent extent) const override {
+    return inner_.read(path, max_bytes, extent);
   }
   Result<std::vector<DirEntry>> list(const std::string& path) const override {
     return inner_.list(path);
@@ -167,6 +167,22 @@ TEST(SysRoot, AListingSparesTheLookupOfTheDirectoriesInIt) {
   EXPECT_EQ(backend->kinds.count("/proc/12"), 0U);
   EXPECT_EQ(backend->kinds.count("/proc/345"), 0U);
   EXPECT_EQ(root.read("/proc/uptime/x").error().code, ENOTDIR);  // a file listed is no directory
+}
+
+// A first record is a head everywhere: a tree's regular file is cut at max_bytes as read_head
+// cuts it, and the live host's one-record files read the same as whole.
+TEST(SysRoot, AFirstRecordIsTheHeadOfAFileAndAllOfAOneRecordKernelFile) {
+  TempDir tree;
+  tree.write("proc/12/comm", "a-name-longer-than-eight\n");
+  SysRoot root(tree.path());
+  EXPECT_EQ(*root.read_first_record("/proc/12/comm", 8), "a-name-l");
+  EXPECT_EQ(*root.read_first_record("/proc/12/comm", 64), "a-name-longer-than-eight\n");
+  const SysRoot live("/");
+  for (const auto* path : {"/proc/self/comm", "/proc/sys/kernel/osrelease"}) {
+    auto whole = live.read(path);
+    if (!whole) GTEST_SKIP() << path << ": " << whole.error().describe();
+    EXPECT_EQ(*live.read_first_record(path, 4096), *whole) << path;
+  }
 }
 
 TEST(SysRoot, DirectoryIsNotAFile) {
