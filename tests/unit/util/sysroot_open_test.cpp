@@ -19,7 +19,7 @@ using testing::TempDir;
 std::string write_archive(const TempDir& dir, const std::vector<TarMember>& members) {
   auto bytes = make_tar_gz(members);
   if (!bytes) throw std::runtime_error(bytes.error().describe());
-  const std::string path = dir.path() + "/dump.tar.gz";
+  std::string path = dir.path() + "/dump.tar.gz";
   std::ofstream(path, std::ios::binary) << *bytes;
   return path;
 }
