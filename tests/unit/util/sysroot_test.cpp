@@ -169,6 +169,58 @@ TEST(SysRoot, AListingSparesTheLookupOfTheDirectoriesInIt) {
   EXPECT_EQ(root.read("/proc/uptime/x").error().code, ENOTDIR);  // a file listed is no directory
 }
 
+// A listing's names come from the input (an archive can hold any): one that is not a plain
+// name is never taken as a directory, so no path with ".." or an extra "/" reaches the backend,
+// whose paths have neither.
+class HostileListingBackend final : public SysRootBackend {
+ public:
+  explicit HostileListingBackend(const std::string& root) : inner_(root) {}
+  Result<EntryKind> kind(const std::string& path) const override {
+    asked.push_back(path);
+    return inner_.kind(path);
+  }
+  Result<std::string> link_target(const std::string& path) const override {
+    asked.push_back(path);
+    return inner_.link_target(path);
+  }
+  Result<std::string> read(const std::string& path, size_t max_bytes,
+                           ReadExtent extent) const override {
+    asked.push_back(path);
+    return inner_.read(path, max_bytes, extent);
+  }
+  Result<std::vector<DirEntry>> list(const std::string& path) const override {
+    auto entries = inner_.list(path);
+    if (entries) {
+      for (const auto* name : {"..", ".", "", "x/..", "a/b"})
+        entries->push_back({name, EntryKind::kDirectory});
+    }
+    return entries;
+  }
+  Result<std::string> host_path(const std::string& path) const override {
+    return inner_.host_path(path);
+  }
+  mutable std::vector<std::string> asked;
+
+ private:
+  DirectoryBackend inner_;
+};
+
+TEST(SysRoot, AListingsNamesThatAreNoPlainNameAreNotTakenAsDirectories) {
+  TempDir tree;
+  tree.write("proc/1/comm", "init\n");
+  tree.write("secret", "outside proc\n");
+  auto backend = std::make_shared<HostileListingBackend>(tree.path());
+  SysRoot root("tree", backend);
+  ASSERT_TRUE(root.list("/proc").ok());
+  EXPECT_EQ(*root.read_value("/proc/1/comm"), "init");
+  EXPECT_EQ(*root.read_value("/proc/../secret"), "outside proc");  // "..": the parent, as ever
+  EXPECT_FALSE(root.read("/proc/a/b/x").ok());
+  for (const auto& path : backend->asked) {
+    EXPECT_EQ(path.find(".."), std::string::npos) << path;
+    EXPECT_EQ(path.find("//"), std::string::npos) << path;
+  }
+}
+
 // A first record is a head everywhere: a tree's regular file is cut at max_bytes as read_head
 // cuts it, and the live host's one-record files read the same as whole.
 TEST(SysRoot, AFirstRecordIsTheHeadOfAFileAndAllOfAOneRecordKernelFile) {
