@@ -89,30 +89,38 @@ TEST(SysRoot, AFileIsNoDirectoryToWalkThroughOrOutOf) {
   EXPECT_EQ(*root.resolve("/sys/block/../block/vda"), "/sys/block/vda");
 }
 
-// Counts the lookups a reader asks its backend for.
+// Counts the lookups a reader asks its backend for, keeps every path it is given, and adds
+// extra_entries to each listing (an input's names, as hostile as wanted).
 class CountingBackend final : public SysRootBackend {
  public:
   explicit CountingBackend(const std::string& root) : inner_(root) {}
   Result<EntryKind> kind(const std::string& path) const override {
     ++kinds[path];
+    asked.push_back(path);
     return inner_.kind(path);
   }
   Result<std::string> link_target(const std::string& path) const override {
     ++targets[path];
+    asked.push_back(path);
     return inner_.link_target(path);
   }
   Result<std::string> read(const std::string& path, size_t max_bytes,
                            ReadExtent extent) const override {
+    asked.push_back(path);
     return inner_.read(path, max_bytes, extent);
   }
   Result<std::vector<DirEntry>> list(const std::string& path) const override {
-    return inner_.list(path);
+    auto entries = inner_.list(path);
+    if (entries) entries->insert(entries->end(), extra_entries.begin(), extra_entries.end());
+    return entries;
   }
   Result<std::string> host_path(const std::string& path) const override {
     return inner_.host_path(path);
   }
   mutable std::map<std::string, int> kinds;
   mutable std::map<std::string, int> targets;
+  mutable std::vector<std::string> asked;
+  std::vector<DirEntry> extra_entries;
 
  private:
   DirectoryBackend inner_;
@@ -172,44 +180,13 @@ TEST(SysRoot, AListingSparesTheLookupOfTheDirectoriesInIt) {
 // A listing's names come from the input (an archive can hold any): one that is not a plain
 // name is never taken as a directory, so no path with ".." or an extra "/" reaches the backend,
 // whose paths have neither.
-class HostileListingBackend final : public SysRootBackend {
- public:
-  explicit HostileListingBackend(const std::string& root) : inner_(root) {}
-  Result<EntryKind> kind(const std::string& path) const override {
-    asked.push_back(path);
-    return inner_.kind(path);
-  }
-  Result<std::string> link_target(const std::string& path) const override {
-    asked.push_back(path);
-    return inner_.link_target(path);
-  }
-  Result<std::string> read(const std::string& path, size_t max_bytes,
-                           ReadExtent extent) const override {
-    asked.push_back(path);
-    return inner_.read(path, max_bytes, extent);
-  }
-  Result<std::vector<DirEntry>> list(const std::string& path) const override {
-    auto entries = inner_.list(path);
-    if (entries) {
-      for (const auto* name : {"..", ".", "", "x/..", "a/b"})
-        entries->push_back({name, EntryKind::kDirectory});
-    }
-    return entries;
-  }
-  Result<std::string> host_path(const std::string& path) const override {
-    return inner_.host_path(path);
-  }
-  mutable std::vector<std::string> asked;
-
- private:
-  DirectoryBackend inner_;
-};
-
 TEST(SysRoot, AListingsNamesThatAreNoPlainNameAreNotTakenAsDirectories) {
   TempDir tree;
   tree.write("proc/1/comm", "init\n");
   tree.write("secret", "outside proc\n");
-  auto backend = std::make_shared<HostileListingBackend>(tree.path());
+  auto backend = std::make_shared<CountingBackend>(tree.path());
+  for (const auto* name : {"..", ".", "", "x/..", "a/b"})
+    backend->extra_entries.push_back({name, EntryKind::kDirectory});
   SysRoot root("tree", backend);
   ASSERT_TRUE(root.list("/proc").ok());
   EXPECT_EQ(*root.read_value("/proc/1/comm"), "init");
