@@ -6,7 +6,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "collect/block.h"
@@ -62,16 +65,46 @@ TEST(LiveCollectors, StorageInterruptRowsHaveACountPerCpuAndAnAffinity) {
   }
 }
 
+// A disk's scheduler and size as its files say; nullopt where a file could not be read.
+struct DiskFiles {
+  std::optional<std::string> scheduler;
+  std::optional<std::string> size;
+  bool operator==(const DiskFiles&) const = default;
+};
+
+std::optional<std::string> file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  if (!(text << in.rdbuf())) return std::nullopt;
+  return text.str();
+}
+
+DiskFiles disk_files(const std::string& name) {
+  return {file_text("/sys/block/" + name + "/queue/scheduler"),
+          file_text("/sys/block/" + name + "/size")};
+}
+
 // Whatever disks the host has (vda in the lab, loop or nvme elsewhere): the scheduler the
 // collector reports is the file's, and an empty device (an unbound loop) says it was not read.
+// The system tier runs beside tests that attach, detach and switch the schedulers of loop and
+// zram devices: a disk whose files changed while the collector ran is not compared.
 TEST(LiveCollectors, EveryDiskSchedulerMatchesItsFile) {
+  std::map<std::string, DiskFiles> before;
+  for (const auto& entry : std::filesystem::directory_iterator("/sys/block")) {
+    before[entry.path().filename()] = disk_files(entry.path().filename());
+  }
   const Json block = collect_block(SysRoot("/"));
   ASSERT_TRUE(block.contains("devices")) << block.dump(1);
   int compared = 0;
+  int moving = 0;
   for (const auto& [name, device] : block["devices"].items()) {
-    std::ifstream file("/sys/block/" + name + "/queue/scheduler");
-    std::stringstream text;
-    if (!(text << file.rdbuf())) continue;
+    const DiskFiles after = disk_files(name);
+    if (const auto seen = before.find(name); seen == before.end() || seen->second != after) {
+      ++moving;
+      continue;
+    }
+    if (!after.scheduler) continue;
+    const std::string& scheduler = *after.scheduler;
     if (device.value("size", -1) == 0) {
       EXPECT_FALSE(device.contains("queue")) << name;
       EXPECT_NE(device["unavailable"].value("scheduler", "").find("empty"), std::string::npos)
@@ -79,14 +112,17 @@ TEST(LiveCollectors, EveryDiskSchedulerMatchesItsFile) {
       continue;
     }
     ASSERT_TRUE(device.contains("queue")) << name << ": " << device.dump();
-    EXPECT_EQ(device["queue"]["scheduler"], std::string(trim(text.str()))) << name;
-    const auto active = text.str().substr(text.str().find('[') + 1);
-    if (text.str().find('[') != std::string::npos) {
+    EXPECT_EQ(device["queue"]["scheduler"], std::string(trim(scheduler))) << name;
+    const auto active = scheduler.substr(scheduler.find('[') + 1);
+    if (scheduler.find('[') != std::string::npos) {
       EXPECT_EQ(device["scheduler"]["active"], active.substr(0, active.find(']'))) << name;
     }
     ++compared;
   }
-  if (compared == 0) GTEST_SKIP() << "no disk with a queue/scheduler on this host";
+  if (compared == 0) {
+    GTEST_SKIP() << "no disk with a queue/scheduler held still on this host (" << moving
+                 << " changed while read)";
+  }
 }
 
 TEST(LiveCollectors, CpuCountsMatchTheCLibrary) {
