@@ -199,8 +199,9 @@ int IoUringEngine::wait_for(uint32_t count) {
 // fio's way with an SQPOLL ring (fio 3.33, engines/io_uring.c: fio_ioring_commit enters the
 // kernel only when the SQ thread asks for a wakeup, fio_ioring_getevents never does): the
 // submitter spins on the CQ ring in user space. Where the SQ thread and the submitter share a
-// CPU, the spin takes the time the SQ thread needs (README, "kdrift and fio": 3.7k against
-// 18.6k IOPS in the 2-vCPU lab guest), so kdrift sleeps in the kernel unless asked to be fio.
+// CPU, the spin takes the time the SQ thread needs (3.7k against 18.6k IOPS in the 2-vCPU lab
+// guest; docs/benchmarks.md, "Probe against fio in the polled modes"), so kdrift sleeps in the
+// kernel unless asked to be fio.
 int IoUringEngine::poll_cq(uint32_t count) {
   while (io_uring_cq_ready(&ring_) < count) {
     if (io_uring_cq_has_overflow(&ring_)) {

@@ -74,8 +74,9 @@ struct ProbeJob {
   // pass, fio's norandommap=0) rather than uniform with replacement, and writes stamped in each
   // 512-byte sector with their offset and submit time (fio's scramble_buffers=1) rather than
   // left as the pool's incompressible bytes. The stamps make compressing devices work harder:
-  // on zram, LZO spends several times longer per page (README, "kdrift and fio"). An SQPOLL
-  // ring is reaped as fio reaps it, spinning on the completion ring without a system call.
+  // on zram, LZO spends several times longer per page (docs/benchmarks.md, "Probe against
+  // fio"). An SQPOLL ring is reaped as fio reaps it, spinning on the completion ring without a
+  // system call.
   bool like_fio = false;
 
   // "io_uring+iopoll randwrite 4k qd16" (" spin" appended when spinning): unique within a
