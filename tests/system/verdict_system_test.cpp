@@ -17,7 +17,6 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -26,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "iobench/rounds.h"
+#include "model/job_result.h"
 #include "snapshot/snapshot.h"
 #include "support/fixtures.h"
 #include "support/system.h"
@@ -201,33 +202,29 @@ class Verdicts : public ::testing::Test {
     return after < 0.9 * before;
   }
 
-  // The capture's odd rounds and its even rounds as two snapshots, each job entry the median of
-  // its rounds as the runner picks it: an unchanged pair whose sides took turns on the device
-  // second by second, so that the host's drift lands on both alike.
+  // The capture's odd rounds and its even rounds as two snapshots, each job entry picked from
+  // its rounds by the runner's own median_round: an unchanged pair whose sides took turns on the
+  // device second by second, so that the host's drift lands on both alike.
   static std::pair<std::string, std::string> split_rounds(const std::string& file) {
     std::ifstream in(file);
     const Json snapshot = Json::parse(in, nullptr, false);
+    const auto job = JobResult::from_json(snapshot["probe"]["jobs"][0]);
+    EXPECT_TRUE(job.ok() && job->rounds) << file;
     std::pair<std::string, std::string> halves{file + ".odd.json", file + ".even.json"};
+    if (!job.ok() || !job->rounds) return halves;
     for (const auto& [first, name] : {std::pair{0U, halves.first}, std::pair{1U, halves.second}}) {
-      Json half = snapshot;
-      Json& job = half["probe"]["jobs"][0];
-      Json rounds = Json::array();
-      for (std::size_t index = first; index < job["rounds"].size(); index += 2) {
-        rounds.push_back(job["rounds"][index]);
-        rounds.back()["round"] = rounds.size();
+      std::vector<JobResult> rounds;
+      for (std::size_t index = first; index < job->rounds->size(); index += 2) {
+        const RoundResult& summary = (*job->rounds)[index];
+        JobResult round = *job;
+        round.elapsed_s = summary.elapsed_s;
+        round.read = summary.read;
+        round.write = summary.write;
+        rounds.push_back(std::move(round));
       }
-      std::vector<std::size_t> order(rounds.size());
-      for (std::size_t index = 0; index < order.size(); ++index)
-        order[index] = index;
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t left, std::size_t right) {
-        return rounds[left]["read"]["iops"].get<double>() <
-               rounds[right]["read"]["iops"].get<double>();
-      });
-      const std::size_t median = order[(order.size() - 1) / 2];
-      job["read"] = rounds[median]["read"];
-      job["round"] = median + 1;
-      job["rounds"] = std::move(rounds);
-      half["probe"]["rounds"] = job["rounds"].size();
+      Json half = snapshot;
+      half["probe"]["rounds"] = rounds.size();
+      half["probe"]["jobs"][0] = median_round(std::move(rounds)).to_json();
       std::ofstream(name) << half.dump();
     }
     return halves;
